@@ -8,15 +8,7 @@
 /** ArcGIS pixel type names, used for decoded values. */
 export type PixelType = "U8" | "S8" | "U16" | "S16" | "U32" | "S32" | "F32" | "F64";
 
-export type TypedArray =
-  | Int8Array
-  | Uint8Array
-  | Int16Array
-  | Uint16Array
-  | Int32Array
-  | Uint32Array
-  | Float32Array
-  | Float64Array;
+export type TypedArray = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
 
 /** Name ArcGIS gives a CF time axis. */
 export const STD_TIME = "StdTime";
@@ -53,6 +45,13 @@ export interface Grid {
   /** Transform of the north-up presentation (t5 < 0 for a north-up geographic grid). */
   readonly transform: GeoTransform;
   readonly crs: Crs;
+  /**
+   * Cell-centre coordinates of the columns and of the rows (north-up order) as the source
+   * states them. They equal the transform's for regular grids; for near-regular axes such
+   * as Gaussian latitudes the transform is the best fit and these keep the exact values.
+   */
+  readonly x: Float64Array;
+  readonly y: Float64Array;
 }
 
 /** A half-open index range [start, stop). */
@@ -102,6 +101,8 @@ export interface Cube {
   readonly grid: Grid;
   readonly variables: readonly Variable[];
   readonly attributes: Readonly<Record<string, unknown>>;
+  /** Variables of the source that are not part of the cube, and why (other grid, 1-D ...). */
+  readonly skipped: readonly { readonly name: string; readonly reason: string }[];
   /** Release file handles. */
   close(): Promise<void>;
 }

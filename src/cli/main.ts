@@ -1,0 +1,65 @@
+/**
+ * The `strata` command line: `strata info`, `strata convert` (more arrive with the server).
+ * Every failure exits non-zero with a one-line reason; --help works everywhere.
+ */
+import { parseArgs } from "node:util";
+import { StrataError } from "../cube/errors.js";
+import { convertCommand } from "./convert.js";
+import { infoCommand } from "./info.js";
+
+const USAGE = `strata: multidimensional raster analysis server
+
+Usage:
+  strata info <path|uri> [--json] [--store SPEC ...]
+  strata convert <in> <out.zarr> [--store SPEC ...]
+  strata <command> --help
+
+Commands:
+  info      describe a raster: variables, dimensions with values and intervals, grid, CRS, nodata
+  convert   copy a raster (NetCDF-3, NetCDF-4/HDF5, GeoTIFF, Zarr v2/v3) to a new Zarr v3 store
+
+Inputs are file paths, Zarr directories, http(s) URLs of Zarr stores with consolidated
+metadata, or data-store URIs (/fileShares/<name>/<path>, /cloudStores/<name>/<path>) of
+stores registered with --store or STRATA_DATA_STORES (specs separated by ';').
+A store SPEC is fileShare:<name>=<dir> or cloudStore:<name>=<dir|https://base>.`;
+
+export interface Command {
+  readonly usage: string;
+  run(args: string[]): Promise<number>;
+}
+
+const COMMANDS: Record<string, Command> = { info: infoCommand, convert: convertCommand };
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(`${USAGE}\n`);
+    return name ? 0 : 1;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`strata: unknown command '${name}' (known: ${Object.keys(COMMANDS).join(", ")}); see strata --help\n`);
+    return 2;
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    process.stdout.write(`${command.usage}\n`);
+    return 0;
+  }
+  try {
+    return await command.run(rest);
+  } catch (e) {
+    process.stderr.write(`strata ${name}: ${oneLine(e)}\n`);
+    return e instanceof StrataError || e instanceof TypeError ? 1 : 3;
+  }
+}
+
+/** A user-readable reason on one line, without a stack trace. */
+function oneLine(e: unknown): string {
+  const text = e instanceof Error ? e.message : String(e);
+  return text.replace(/\s*\n\s*/g, " ");
+}
+
+/** Shared by commands: parse flags strictly so typos are errors, not silently ignored. */
+export function parseCommandArgs<T extends Record<string, { type: "string" | "boolean"; multiple?: boolean }>>(args: string[], options: T) {
+  return parseArgs({ args, options, allowPositionals: true, strict: true });
+}

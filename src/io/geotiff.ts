@@ -1,0 +1,131 @@
+/**
+ * GeoTIFF reader on geotiff.js (tiles and strips read on demand). A GeoTIFF has no
+ * multidimensional structure: it is one variable whose bands form the dimension `Band`
+ * (values 1..n), on the grid of its first image.
+ */
+import { basename, extname } from "node:path";
+import { fromFile } from "geotiff";
+import { CorruptDataError, UnsupportedDataError } from "../cube/errors.js";
+import { dimensionInterval } from "../cube/dimension.js";
+import { gridFromTransform } from "../cube/grid.js";
+import type { Crs, Cube, GeoTransform, PixelType, Selection, Slab, TypedArray, Variable } from "../cube/types.js";
+
+/** True when the first bytes are a TIFF or BigTIFF signature. */
+export function isTiff(head: Uint8Array): boolean {
+  const le = head[0] === 0x49 && head[1] === 0x49 && (head[2] === 42 || head[2] === 43) && head[3] === 0;
+  const be = head[0] === 0x4d && head[1] === 0x4d && head[2] === 0 && (head[3] === 42 || head[3] === 43);
+  return le || be;
+}
+
+/**
+ * Open a GeoTIFF as a one-variable cube.
+ * @example
+ * const cube = await openGeotiff("dem.tif");
+ * const band1 = await cube.variables[0].read({ dims: [[0, 1]], window: { x: 0, y: 0, width: 64, height: 64 } });
+ */
+export async function openGeotiff(path: string): Promise<Cube> {
+  let tiff: Awaited<ReturnType<typeof fromFile>>;
+  let image: Image;
+  try {
+    tiff = await fromFile(path);
+    image = await tiff.getImage(0);
+  } catch (e) {
+    throw new CorruptDataError(`${path} is not a readable GeoTIFF: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const width = image.getWidth();
+  const height = image.getHeight();
+  const bands = image.getSamplesPerPixel();
+  const transform = transformOf(image, path);
+  const crs = crsOf(image.getGeoKeys() ?? {});
+  const grid = gridFromTransform(width, height, transform, crs);
+  const pixelType = pixelTypeOf(image.getSampleFormat(0), image.getBitsPerSample(0), path);
+  const noData = image.getGDALNoData();
+  const nodata = noData ?? (pixelType === "F32" || pixelType === "F64" ? NaN : undefined);
+  const values = Array.from({ length: bands }, (_, i) => i + 1);
+  const name = basename(path, extname(path)).replace(/[^A-Za-z0-9_]/g, "_") || "Band";
+
+  async function read(selection: Selection = {}): Promise<Slab> {
+    const [b0, b1] = selection.dims?.[0] ?? [0, bands];
+    const w = selection.window ?? { x: 0, y: 0, width, height };
+    if (!(b0 >= 0 && b1 <= bands && b0 < b1)) throw new RangeError(`${name} dimension Band: range [${b0}, ${b1}) is outside [0, ${bands})`);
+    if (!(w.x >= 0 && w.y >= 0 && w.x + w.width <= width && w.y + w.height <= height && w.width > 0 && w.height > 0)) {
+      throw new RangeError(`${name}: window ${JSON.stringify(w)} is outside the ${width}x${height} grid`);
+    }
+    const samples = Array.from({ length: b1 - b0 }, (_, i) => b0 + i);
+    const rasters = (await image.readRasters({
+      window: [w.x, w.y, w.x + w.width, w.y + w.height],
+      samples,
+      interleave: false,
+      signal: selection.signal,
+    })) as unknown as TypedArray[];
+    const plane = w.width * w.height;
+    const out = new (rasters[0].constructor as new (n: number) => TypedArray)(plane * samples.length);
+    rasters.forEach((r, i) => out.set(r as never, i * plane));
+    return { data: out, shape: [samples.length, w.height, w.width] };
+  }
+
+  const variable: Variable = {
+    name,
+    description: name,
+    unit: "",
+    pixelType,
+    nodata,
+    dimensions: [{ name: "Band", sourceName: "Band", description: "Band", unit: "", values, ...dimensionInterval(values, false) }],
+    chunkShape: [1, image.getTileHeight?.() ?? height, image.getTileWidth?.() ?? width],
+    attributes: {},
+    read,
+  };
+  return {
+    grid,
+    variables: [variable],
+    attributes: {},
+    skipped: [],
+    close: async () => {
+      tiff.close?.();
+    },
+  };
+}
+
+type Image = Awaited<ReturnType<Awaited<ReturnType<typeof fromFile>>["getImage"]>>;
+
+function transformOf(image: Image, path: string): GeoTransform {
+  const matrix = image.fileDirectory.getValue("ModelTransformation") as number[] | undefined;
+  if (matrix && matrix.length >= 8) return [matrix[3], matrix[0], matrix[1], matrix[7], matrix[4], matrix[5]];
+  try {
+    const [ox, oy] = image.getOrigin();
+    const [rx, ry] = image.getResolution();
+    return [ox, rx, 0, oy, 0, ry];
+  } catch {
+    throw new UnsupportedDataError(`${path} has no georeferencing (no ModelTiepoint/ModelPixelScale or ModelTransformation tags)`);
+  }
+}
+
+function crsOf(keys: Record<string, unknown>): Crs {
+  const projected = keys.ProjectedCSTypeGeoKey;
+  const geographic = keys.GeographicTypeGeoKey;
+  const code =
+    typeof projected === "number" && projected !== 32767
+      ? projected
+      : typeof geographic === "number" && geographic !== 32767
+        ? geographic
+        : undefined;
+  return code !== undefined ? { epsg: code } : {};
+}
+
+function pixelTypeOf(format: number, bits: number, path: string): PixelType {
+  // TIFF SampleFormat: 1 unsigned, 2 signed, 3 float.
+  const key = `${format}:${bits}`;
+  const table: Record<string, PixelType> = {
+    "1:8": "U8",
+    "2:8": "S8",
+    "1:16": "U16",
+    "2:16": "S16",
+    "1:32": "U32",
+    "2:32": "S32",
+    "3:32": "F32",
+    "3:64": "F64",
+  };
+  const t = table[key];
+  if (!t) throw new UnsupportedDataError(`${path}: ${bits}-bit samples of format ${format} are not supported`);
+  return t;
+}

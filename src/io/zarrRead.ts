@@ -1,0 +1,113 @@
+/**
+ * Zarr v2 and v3 reader on zarrita, from a directory or an HTTP(S) base URL. Arrays are
+ * listed from consolidated metadata when present, else (directories only) by walking the
+ * tree. Chunks are fetched and decoded only when a window touches them.
+ */
+import { readFile, readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { FileSystemStore } from "@zarrita/storage";
+import * as zarr from "zarrita";
+import { CorruptDataError, UnsupportedDataError } from "../cube/errors.js";
+import type { TypedArray } from "../cube/types.js";
+import type { RawDataset, RawDtype, RawVariable } from "./raw.js";
+
+type Store = zarr.Readable;
+
+const DTYPES: Record<string, RawDtype> = {
+  int8: "int8",
+  uint8: "uint8",
+  int16: "int16",
+  uint16: "uint16",
+  int32: "int32",
+  uint32: "uint32",
+  float32: "float32",
+  float64: "float64",
+};
+
+/**
+ * Open a Zarr hierarchy (v2 or v3) lazily.
+ * @example
+ * const ds = await openZarr("/data/rasters/abc/data.zarr");
+ * const ds2 = await openZarr(new URL("https://host/bucket/era5.zarr"));
+ */
+export async function openZarr(location: string | URL): Promise<RawDataset> {
+  const base: Store = location instanceof URL ? new zarr.FetchStore(location.href) : new FileSystemStore(location);
+  const store = await zarr.withMaybeConsolidatedMetadata(base);
+  let rootAttrs: Record<string, unknown> = {};
+  try {
+    const root = await zarr.open(store, { kind: "group" });
+    rootAttrs = { ...root.attrs };
+  } catch (e) {
+    if (!(e instanceof zarr.NotFoundError)) throw asCorrupt(location, e);
+  }
+  const paths =
+    "contents" in store
+      ? (store as zarr.Listable<Store>)
+          .contents()
+          .filter((c) => c.kind === "array")
+          .map((c) => c.path)
+      : location instanceof URL
+        ? undefined
+        : await walkArrays(location);
+  if (!paths) {
+    throw new UnsupportedDataError(`${location.toString()}: a Zarr store read over HTTP needs consolidated metadata to list its arrays`);
+  }
+  const variables: RawVariable[] = [];
+  for (const path of paths.sort()) {
+    let arr: zarr.Array<zarr.DataType, Store>;
+    try {
+      arr = await zarr.open(zarr.root(store).resolve(path), { kind: "array" });
+    } catch (e) {
+      throw asCorrupt(location, e);
+    }
+    const dtype = DTYPES[arr.dtype];
+    if (!dtype) continue; // strings, booleans, 64-bit ints: not raster values
+    const v2 = (await store.get(`${path === "/" ? "" : path}/.zarray` as zarr.AbsolutePath)) !== undefined;
+    variables.push(toVariable(arr, path.replace(/^\//, ""), dtype, v2));
+  }
+  return { format: "zarr", variables, attrs: rootAttrs, close: async () => {} };
+}
+
+function toVariable(arr: zarr.Array<zarr.DataType, Store>, name: string, dtype: RawDtype, v2: boolean): RawVariable {
+  const attrs: Record<string, unknown> = { ...arr.attrs };
+  delete attrs["_ARRAY_DIMENSIONS"];
+  // Zarr v2 has no attribute for nodata; xarray writes it as the array's fill_value.
+  const fill = arr.fillValue;
+  if (attrs["_FillValue"] === undefined && v2 && typeof fill === "number") attrs["_FillValue"] = fill;
+  const dims = arr.dimensionNames ?? arr.shape.map((_, i) => `${name}_dim${i}`);
+  return {
+    name,
+    dims: dims.map((d, i) => d ?? `${name}_dim${i}`),
+    shape: arr.shape,
+    dtype,
+    attrs,
+    chunkShape: arr.chunks,
+    async read(start, count, signal) {
+      if (arr.shape.length === 0) return (await zarr.get(arr, null, { signal })) as unknown as TypedArray;
+      const sel = start.map((s, i) => zarr.slice(s, s + count[i]));
+      const chunk = await zarr.get(arr, sel, { signal });
+      return chunk.data as unknown as TypedArray;
+    },
+  };
+}
+
+async function walkArrays(dir: string, prefix = ""): Promise<string[]> {
+  const entries = await readdir(join(dir, prefix), { withFileTypes: true });
+  const names = new Set(entries.map((e) => e.name));
+  const out: string[] = [];
+  if (names.has(".zarray")) return [`/${prefix}`];
+  if (names.has("zarr.json")) {
+    const meta = JSON.parse(await readFile(join(dir, prefix, "zarr.json"), "utf8")) as { node_type?: string };
+    if (meta.node_type === "array") return [`/${prefix}`];
+  }
+  for (const e of entries) {
+    if (e.isDirectory() && !e.name.startsWith(".")) out.push(...(await walkArrays(dir, prefix ? `${prefix}/${e.name}` : e.name)));
+  }
+  return out;
+}
+
+function asCorrupt(location: string | URL, e: unknown): Error {
+  return new CorruptDataError(`${location.toString()} is not a readable Zarr store: ${e instanceof Error ? e.message : String(e)}`, {
+    cause: e,
+  });
+}

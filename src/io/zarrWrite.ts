@@ -1,0 +1,243 @@
+/**
+ * Zarr v3 writer on zarrita: zstd-compressed chunks, `dimension_names`, CF attributes and
+ * coordinate arrays (time as milliseconds since 1970-01-01 in the source calendar), and the
+ * georeferencing twice: a CF grid_mapping variable and GeoZarr-style `proj:code` /
+ * `spatial:transform` / `spatial:shape` attributes. Blocks are written as they come, so a
+ * cube of any size streams through in bounded memory. Consolidated metadata is written last
+ * so the store can be listed over HTTP.
+ */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { FileSystemStore } from "@zarrita/storage";
+import * as zarr from "zarrita";
+import { encodeCfTimes } from "../cube/time.js";
+import { type Dimension, type Grid, type PixelType, type Slab, STD_TIME, STD_Z, type Variable } from "../cube/types.js";
+import { WGS84_WKT } from "./wkt.js";
+
+/** Unix-epoch milliseconds: exact in float64 for any date within ±285 000 years. */
+export const TIME_UNITS = "milliseconds since 1970-01-01T00:00:00";
+/** Name of the CF grid-mapping variable. */
+export const GRID_MAPPING = "spatial_ref";
+/** Largest spatial chunk edge of written data. */
+export const TILE = 512;
+
+const ZARR_DTYPE: Record<PixelType, zarr.DataType> = {
+  U8: "uint8",
+  S8: "int8",
+  U16: "uint16",
+  S16: "int16",
+  U32: "uint32",
+  S32: "int32",
+  F32: "float32",
+  F64: "float64",
+};
+
+const CODECS = [
+  { name: "bytes", configuration: { endian: "little" } },
+  { name: "zstd", configuration: { level: 3, checksum: false } },
+];
+
+export type VariableSpec = Pick<Variable, "name" | "description" | "unit" | "pixelType" | "nodata" | "dimensions" | "attributes"> & {
+  /** Chunk shape over [...dims, rows, cols]; default one slice by a TILE×TILE tile. */
+  readonly chunkShape?: readonly number[];
+};
+
+export interface CubeSpec {
+  readonly grid: Grid;
+  readonly attributes: Readonly<Record<string, unknown>>;
+  readonly variables: readonly VariableSpec[];
+}
+
+export interface ZarrWriter {
+  /** Chunk shape each variable was created with, to align blocks with chunks. */
+  readonly chunkShapes: ReadonlyMap<string, readonly number[]>;
+  /** Write `slab` at `start` (over [...dims, rows, cols]) of the named variable. */
+  writeBlock(variable: string, start: readonly number[], slab: Slab): Promise<void>;
+  /** Write consolidated metadata; the store is complete after this. */
+  finish(): Promise<void>;
+}
+
+/**
+ * Create a Zarr v3 store at `path` for a cube of this shape.
+ * @example
+ * const w = await createZarrWriter("/tmp/out.zarr", { grid, attributes: {}, variables: [spec] });
+ * await w.writeBlock("sst", [0, 0, 0], slab);
+ * await w.finish();
+ */
+export async function createZarrWriter(path: string, spec: CubeSpec): Promise<ZarrWriter> {
+  await mkdir(path, { recursive: true });
+  const store = new FileSystemStore(path);
+  const { grid } = spec;
+  const geographic = grid.crs.epsg === 4326;
+  const [yName, xName] = geographic ? ["lat", "lon"] : ["y", "x"];
+  const geo = geoAttributes(grid, yName, xName);
+  const root = await zarr.create(store, { attributes: jsonSafe({ ...spec.attributes, Conventions: "CF-1.8", ...geo }) });
+
+  await writeCoordinate(root, yName, grid.y, spatialAttrs("y", geographic));
+  await writeCoordinate(root, xName, grid.x, spatialAttrs("x", geographic));
+  await writeGridMapping(root, grid);
+
+  const written = new Set<string>();
+  const arrays = new Map<string, zarr.Array<zarr.DataType, FileSystemStore>>();
+  const chunkShapes = new Map<string, readonly number[]>();
+  for (const v of spec.variables) {
+    for (const d of v.dimensions) {
+      if (written.has(d.name)) continue;
+      written.add(d.name);
+      await writeCoordinate(root, d.name, ...dimensionCoordinate(d));
+    }
+    const shape = [...v.dimensions.map((d) => d.values.length), grid.height, grid.width];
+    const chunkShape = v.chunkShape
+      ? [...v.chunkShape]
+      : [...v.dimensions.map(() => 1), Math.min(grid.height, TILE), Math.min(grid.width, TILE)];
+    const floating = v.pixelType === "F32" || v.pixelType === "F64";
+    const fill = v.nodata ?? (floating ? NaN : 0);
+    const attributes = jsonSafe({
+      ...v.attributes,
+      long_name: v.description,
+      ...(v.unit ? { units: v.unit } : {}),
+      // NaN nodata is implicit for floats (and JSON cannot hold NaN): no _FillValue for it.
+      ...(v.nodata !== undefined && !Number.isNaN(v.nodata) ? { _FillValue: v.nodata } : {}),
+      grid_mapping: GRID_MAPPING,
+      "strata:name": v.name,
+      ...geo,
+    });
+    const arr = await zarr.create(root.resolve(arrayKey(v.name)), {
+      shape,
+      chunkShape,
+      dtype: ZARR_DTYPE[v.pixelType],
+      codecs: CODECS,
+      fillValue: fill as never,
+      dimensionNames: [...v.dimensions.map((d) => d.name), yName, xName],
+      attributes,
+    });
+    arrays.set(v.name, arr);
+    chunkShapes.set(v.name, chunkShape);
+  }
+
+  return {
+    chunkShapes,
+    async writeBlock(name, start, slab) {
+      const arr = arrays.get(name);
+      if (!arr) throw new Error(`no variable ${name} in this writer`);
+      const selection = start.map((s, i) => zarr.slice(s, s + slab.shape[i]));
+      const stride = strides(slab.shape);
+      await zarr.set(arr, selection, { data: slab.data as never, shape: [...slab.shape], stride });
+    },
+    finish: () => consolidate(path),
+  };
+}
+
+/** Zarr node names cannot hold "/": group variables ("grp1/T") are stored flat. */
+export function arrayKey(name: string): string {
+  return name.replace(/\//g, ".");
+}
+
+function strides(shape: readonly number[]): number[] {
+  const out = new Array<number>(shape.length);
+  let s = 1;
+  for (let i = shape.length - 1; i >= 0; i--) {
+    out[i] = s;
+    s *= shape[i];
+  }
+  return out;
+}
+
+function dimensionCoordinate(d: Dimension): [Float64Array, Record<string, unknown>] {
+  const base = { long_name: d.description, "strata:source_name": d.sourceName };
+  if (d.name === STD_TIME) {
+    const calendar = d.calendar ?? "proleptic_gregorian";
+    const values = Float64Array.from(encodeCfTimes(d.values, TIME_UNITS, calendar));
+    return [values, { ...base, standard_name: "time", axis: "T", units: TIME_UNITS, calendar }];
+  }
+  if (d.name === STD_Z) return [Float64Array.from(d.values), { ...base, axis: "Z", positive: "up", units: d.unit }];
+  return [Float64Array.from(d.values), { ...base, ...(d.unit ? { units: d.unit } : {}) }];
+}
+
+function spatialAttrs(axis: "x" | "y", geographic: boolean): Record<string, unknown> {
+  if (geographic) {
+    return axis === "y"
+      ? { standard_name: "latitude", long_name: "latitude", units: "degrees_north", axis: "Y" }
+      : { standard_name: "longitude", long_name: "longitude", units: "degrees_east", axis: "X" };
+  }
+  return { standard_name: `projection_${axis}_coordinate`, long_name: `${axis} coordinate of projection`, axis: axis.toUpperCase() };
+}
+
+/** GeoZarr-style georeferencing (rasterio affine order a, b, c, d, e, f). */
+function geoAttributes(grid: Grid, yName: string, xName: string): Record<string, unknown> {
+  const [t0, t1, t2, t3, t4, t5] = grid.transform;
+  return {
+    ...(grid.crs.epsg !== undefined ? { "proj:code": `EPSG:${grid.crs.epsg}` } : {}),
+    ...(grid.crs.wkt ? { "proj:wkt2": grid.crs.wkt } : {}),
+    "spatial:dimensions": [yName, xName],
+    "spatial:transform": [t1, t2, t0, t4, t5, t3],
+    "spatial:shape": [grid.height, grid.width],
+    "spatial:registration": "pixel",
+  };
+}
+
+async function writeCoordinate(
+  root: zarr.Group<FileSystemStore>,
+  name: string,
+  values: Float64Array,
+  attributes: Record<string, unknown>,
+): Promise<void> {
+  const arr = await zarr.create(root.resolve(name), {
+    shape: [values.length],
+    chunkShape: [Math.max(1, values.length)],
+    dtype: "float64",
+    codecs: CODECS,
+    dimensionNames: [name],
+    attributes: jsonSafe(attributes),
+  });
+  await zarr.set(arr, null, { data: values, shape: [values.length], stride: [1] });
+}
+
+/** A 0-d CF grid-mapping variable, the way GDAL and rioxarray write it. */
+async function writeGridMapping(root: zarr.Group<FileSystemStore>, grid: Grid): Promise<void> {
+  const [t0, t1, t2, t3, t4, t5] = grid.transform;
+  const wkt = grid.crs.wkt ?? (grid.crs.epsg === 4326 ? WGS84_WKT : undefined);
+  const attributes = {
+    ...(grid.crs.epsg === 4326 ? { grid_mapping_name: "latitude_longitude" } : {}),
+    ...(wkt ? { crs_wkt: wkt, spatial_ref: wkt } : {}),
+    ...(grid.crs.epsg !== undefined ? { epsg_code: `EPSG:${grid.crs.epsg}` } : {}),
+    GeoTransform: [t0, t1, t2, t3, t4, t5].map((v) => String(v)).join(" "),
+  };
+  const arr = await zarr.create(root.resolve(GRID_MAPPING), {
+    shape: [],
+    chunkShape: [],
+    dtype: "int32",
+    codecs: CODECS,
+    dimensionNames: [],
+    attributes,
+  });
+  await zarr.set(arr, null, 0 as never);
+}
+
+/** Inline consolidated metadata (zarr-python 3's format) in the root zarr.json. */
+async function consolidate(path: string): Promise<void> {
+  const { readdir } = await import("node:fs/promises");
+  const rootFile = join(path, "zarr.json");
+  const rootMeta = JSON.parse(await readFile(rootFile, "utf8")) as Record<string, unknown>;
+  const metadata: Record<string, unknown> = {};
+  for (const entry of await readdir(path, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const meta = await readFile(join(path, entry.name, "zarr.json"), "utf8").catch(() => undefined);
+    if (meta) metadata[entry.name] = JSON.parse(meta);
+  }
+  rootMeta.consolidated_metadata = { kind: "inline", must_understand: false, metadata };
+  await writeFile(rootFile, JSON.stringify(rootMeta, null, 2));
+}
+
+/** Attributes as JSON can hold them: typed arrays to lists, NaN/Infinity and bigints dropped. */
+function jsonSafe(attrs: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(attrs)) {
+    const value = ArrayBuffer.isView(v) ? Array.from(v as unknown as ArrayLike<number>) : v;
+    const text = JSON.stringify(value, (_, x) =>
+      typeof x === "bigint" ? Number(x) : typeof x === "number" && !Number.isFinite(x) ? null : x,
+    );
+    if (text !== undefined) out[k] = JSON.parse(text);
+  }
+  return out;
+}
