@@ -17,7 +17,7 @@ The output must not exist; a failed conversion leaves nothing behind.
 
 Options:
   --store SPEC    register a data store (fileShare:<name>=<dir>, cloudStore:<name>=<dir|url>)`,
-  async run(args) {
+  async run(args, out) {
     const { values, positionals } = parseCommandArgs(args, { store: { type: "string", multiple: true } });
     if (positionals.length !== 2)
       throw new InvalidInputError(`expected <in> and <out.zarr>, got ${positionals.length} argument(s); see strata convert --help`);
@@ -32,7 +32,7 @@ Options:
     } finally {
       await cube.close();
     }
-    process.stderr.write(`strata convert: wrote ${cube.variables.length} variable(s) to ${output}\n`);
+    out.stderr(`strata convert: wrote ${cube.variables.length} variable(s) to ${output}\n`);
     return 0;
   },
 };

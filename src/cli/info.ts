@@ -17,7 +17,7 @@ UTC with the ISO strings beside them.
 Options:
   --json          print JSON instead of text
   --store SPEC    register a data store (fileShare:<name>=<dir>, cloudStore:<name>=<dir|url>)`,
-  async run(args) {
+  async run(args, out) {
     const { values, positionals } = parseCommandArgs(args, { json: { type: "boolean" }, store: { type: "string", multiple: true } });
     if (positionals.length !== 1) throw new InvalidInputError(`expected one input, got ${positionals.length}; see strata info --help`);
     const source = await resolveSource(positionals[0], storeSpecs(values.store as string[] | undefined));
@@ -25,7 +25,7 @@ Options:
     const cube = await openCube(source);
     try {
       const info = describeCube(cube, positionals[0], format);
-      process.stdout.write(values.json ? `${JSON.stringify(info, null, 2)}\n` : `${formatCubeInfo(info)}\n`);
+      out.stdout(values.json ? `${JSON.stringify(info, null, 2)}\n` : `${formatCubeInfo(info)}\n`);
     } finally {
       await cube.close();
     }

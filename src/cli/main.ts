@@ -23,32 +23,40 @@ metadata, or data-store URIs (/fileShares/<name>/<path>, /cloudStores/<name>/<pa
 stores registered with --store or STRATA_DATA_STORES (specs separated by ';').
 A store SPEC is fileShare:<name>=<dir> or cloudStore:<name>=<dir|https://base>.`;
 
+/** Where a command writes; tests pass their own to run commands in-process. */
+export interface Output {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+const PROCESS_OUTPUT: Output = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
+
 export interface Command {
   readonly usage: string;
-  run(args: string[]): Promise<number>;
+  run(args: string[], out: Output): Promise<number>;
 }
 
 const COMMANDS: Record<string, Command> = { info: infoCommand, convert: convertCommand };
 
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], out: Output = PROCESS_OUTPUT): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === "--help" || name === "-h" || name === "help") {
-    process.stdout.write(`${USAGE}\n`);
+    out.stdout(`${USAGE}\n`);
     return name ? 0 : 1;
   }
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`strata: unknown command '${name}' (known: ${Object.keys(COMMANDS).join(", ")}); see strata --help\n`);
+    out.stderr(`strata: unknown command '${name}' (known: ${Object.keys(COMMANDS).join(", ")}); see strata --help\n`);
     return 2;
   }
   if (rest.includes("--help") || rest.includes("-h")) {
-    process.stdout.write(`${command.usage}\n`);
+    out.stdout(`${command.usage}\n`);
     return 0;
   }
   try {
-    return await command.run(rest);
+    return await command.run(rest, out);
   } catch (e) {
-    process.stderr.write(`strata ${name}: ${oneLine(e)}\n`);
+    out.stderr(`strata ${name}: ${oneLine(e)}\n`);
     return e instanceof StrataError || e instanceof TypeError ? 1 : 3;
   }
 }

@@ -44,6 +44,7 @@ const DECODING_ATTRS = new Set([
   "spatial:transform",
   "spatial:shape",
   "spatial:dimensions",
+  "strata:name",
 ]);
 
 /**
@@ -236,20 +237,22 @@ async function toDimension(v: RawVariable, dim: string, size: number, coord: Raw
   const attrs = coord?.attrs ?? {};
   const units = stringAttr(attrs, "units") ?? "";
   const description = stringAttr(attrs, "long_name") ?? stringAttr(attrs, "standard_name") ?? dim;
+  // Strata's own outputs name axes StdTime/StdZ and remember the source's name.
+  const sourceName = stringAttr(attrs, "strata:source_name") ?? dim;
   const raw = coord ? Array.from(await readAll(coord)) : Array.from({ length: size }, (_, i) => i);
   if (coord && isCfTimeUnits(units)) {
     const calendar = effectiveCalendar(units, stringAttr(attrs, "calendar")?.toLowerCase() ?? "standard");
     const values = decodeCfTimes(raw, units, calendar);
-    return { name: STD_TIME, sourceName: dim, description, unit: "ISO8601", values, calendar, ...dimensionInterval(values, true) };
+    return { name: STD_TIME, sourceName, description, unit: "ISO8601", values, calendar, ...dimensionInterval(values, true) };
   }
   const positive = stringAttr(attrs, "positive")?.toLowerCase();
   const axis = stringAttr(attrs, "axis")?.toUpperCase();
   if (coord && (axis === "Z" || positive === "up" || positive === "down")) {
     const values = positive === "down" ? raw.map((x) => (x === 0 ? 0 : -x)) : raw;
-    return { name: STD_Z, sourceName: dim, description, unit: units, values, ...dimensionInterval(values, false) };
+    return { name: STD_Z, sourceName, description, unit: units, values, ...dimensionInterval(values, false) };
   }
   void v;
-  return { name: dim, sourceName: dim, description, unit: units, values: raw, ...dimensionInterval(raw, false) };
+  return { name: dim, sourceName, description, unit: units, values: raw, ...dimensionInterval(raw, false) };
 }
 
 /**
@@ -372,9 +375,11 @@ async function toVariable(v: RawVariable, flipY: boolean, coordinateOf: Coordina
     return { data, shape: count };
   }
 
+  // Strata's own outputs store group variables ("grp1/T") flat and remember the name.
+  const name = stringAttr(v.attrs, "strata:name") ?? v.name;
   return {
-    name: v.name,
-    description: stringAttr(v.attrs, "long_name") ?? v.name,
+    name,
+    description: stringAttr(v.attrs, "long_name") ?? name,
     unit: stringAttr(v.attrs, "units") ?? "",
     pixelType: decoding.pixelType,
     nodata: decoding.nodata,

@@ -40,6 +40,7 @@ export async function openZarr(location: string | URL): Promise<RawDataset> {
   } catch (e) {
     if (!(e instanceof zarr.NotFoundError)) throw asCorrupt(location, e);
   }
+  // Consolidated metadata keeps the writer's order; a walked tree is sorted by name.
   const paths =
     "contents" in store
       ? (store as zarr.Listable<Store>)
@@ -48,12 +49,12 @@ export async function openZarr(location: string | URL): Promise<RawDataset> {
           .map((c) => c.path)
       : location instanceof URL
         ? undefined
-        : await walkArrays(location);
+        : (await walkArrays(location)).sort();
   if (!paths) {
     throw new UnsupportedDataError(`${location.toString()}: a Zarr store read over HTTP needs consolidated metadata to list its arrays`);
   }
   const variables: RawVariable[] = [];
-  for (const path of paths.sort()) {
+  for (const path of paths) {
     let arr: zarr.Array<zarr.DataType, Store>;
     try {
       arr = await zarr.open(zarr.root(store).resolve(path), { kind: "array" });

@@ -38,8 +38,11 @@ const CODECS = [
 ];
 
 export type VariableSpec = Pick<Variable, "name" | "description" | "unit" | "pixelType" | "nodata" | "dimensions" | "attributes"> & {
-  /** Chunk shape over [...dims, rows, cols]; default one slice by a TILE×TILE tile. */
-  readonly chunkShape?: readonly number[];
+  /**
+   * Output chunk shape over [...dims, rows, cols]; default one slice by a TILE×TILE tile
+   * (named apart from Variable.chunkShape so an input's storage chunking is not inherited).
+   */
+  readonly outputChunks?: readonly number[];
 };
 
 export interface CubeSpec {
@@ -73,6 +76,8 @@ export async function createZarrWriter(path: string, spec: CubeSpec): Promise<Za
   const geo = geoAttributes(grid, yName, xName);
   const root = await zarr.create(store, { attributes: jsonSafe({ ...spec.attributes, Conventions: "CF-1.8", ...geo }) });
 
+  // Node names in creation order: consolidated metadata keeps the cube's variable order.
+  const created: string[] = [yName, xName, GRID_MAPPING];
   await writeCoordinate(root, yName, grid.y, spatialAttrs("y", geographic));
   await writeCoordinate(root, xName, grid.x, spatialAttrs("x", geographic));
   await writeGridMapping(root, grid);
@@ -84,11 +89,12 @@ export async function createZarrWriter(path: string, spec: CubeSpec): Promise<Za
     for (const d of v.dimensions) {
       if (written.has(d.name)) continue;
       written.add(d.name);
+      created.push(d.name);
       await writeCoordinate(root, d.name, ...dimensionCoordinate(d));
     }
     const shape = [...v.dimensions.map((d) => d.values.length), grid.height, grid.width];
-    const chunkShape = v.chunkShape
-      ? [...v.chunkShape]
+    const chunkShape = v.outputChunks
+      ? [...v.outputChunks]
       : [...v.dimensions.map(() => 1), Math.min(grid.height, TILE), Math.min(grid.width, TILE)];
     const floating = v.pixelType === "F32" || v.pixelType === "F64";
     const fill = v.nodata ?? (floating ? NaN : 0);
@@ -112,6 +118,7 @@ export async function createZarrWriter(path: string, spec: CubeSpec): Promise<Za
       attributes,
     });
     arrays.set(v.name, arr);
+    created.push(arrayKey(v.name));
     chunkShapes.set(v.name, chunkShape);
   }
 
@@ -124,7 +131,7 @@ export async function createZarrWriter(path: string, spec: CubeSpec): Promise<Za
       const stride = strides(slab.shape);
       await zarr.set(arr, selection, { data: slab.data as never, shape: [...slab.shape], stride });
     },
-    finish: () => consolidate(path),
+    finish: () => consolidate(path, created),
   };
 }
 
@@ -215,16 +222,11 @@ async function writeGridMapping(root: zarr.Group<FileSystemStore>, grid: Grid): 
 }
 
 /** Inline consolidated metadata (zarr-python 3's format) in the root zarr.json. */
-async function consolidate(path: string): Promise<void> {
-  const { readdir } = await import("node:fs/promises");
+async function consolidate(path: string, nodes: readonly string[]): Promise<void> {
   const rootFile = join(path, "zarr.json");
   const rootMeta = JSON.parse(await readFile(rootFile, "utf8")) as Record<string, unknown>;
   const metadata: Record<string, unknown> = {};
-  for (const entry of await readdir(path, { withFileTypes: true })) {
-    if (!entry.isDirectory()) continue;
-    const meta = await readFile(join(path, entry.name, "zarr.json"), "utf8").catch(() => undefined);
-    if (meta) metadata[entry.name] = JSON.parse(meta);
-  }
+  for (const node of nodes) metadata[node] = JSON.parse(await readFile(join(path, node, "zarr.json"), "utf8"));
   rootMeta.consolidated_metadata = { kind: "inline", must_understand: false, metadata };
   await writeFile(rootFile, JSON.stringify(rootMeta, null, 2));
 }
