@@ -10,13 +10,6 @@ import { dimensionInterval } from "../cube/dimension.js";
 import { gridFromTransform } from "../cube/grid.js";
 import type { Crs, Cube, GeoTransform, PixelType, Selection, Slab, TypedArray, Variable } from "../cube/types.js";
 
-/** True when the first bytes are a TIFF or BigTIFF signature. */
-export function isTiff(head: Uint8Array): boolean {
-  const le = head[0] === 0x49 && head[1] === 0x49 && (head[2] === 42 || head[2] === 43) && head[3] === 0;
-  const be = head[0] === 0x4d && head[1] === 0x4d && head[2] === 0 && (head[3] === 42 || head[3] === 43);
-  return le || be;
-}
-
 /**
  * Open a GeoTIFF as a one-variable cube.
  * @example

@@ -18,11 +18,6 @@ const NC_TYPES: Record<string, RawDtype> = {
   double: "float64",
 };
 
-/** True when the first bytes are a NetCDF-3 signature. */
-export function isNetcdf3(head: Uint8Array): boolean {
-  return head[0] === 0x43 && head[1] === 0x44 && head[2] === 0x46 && (head[3] === 1 || head[3] === 2 || head[3] === 5);
-}
-
 /**
  * Open a NetCDF-3 file lazily.
  * @example
@@ -94,6 +89,10 @@ interface RawAttribute {
 
 /** Parse the header from a growing prefix of the file: headers are usually a few kB. */
 async function readHeader(fh: FileHandle, size: number, path: string): Promise<Header> {
+  const version = Buffer.alloc(4);
+  await readFully(fh, version, 0, path);
+  if (version[3] === 5)
+    throw new UnsupportedDataError(`${path} is NetCDF-3 CDF-5 (64-bit data), which Strata does not read; convert it to NetCDF-4`);
   let n = Math.min(size, 64 * 1024);
   for (;;) {
     const buf = Buffer.alloc(n);

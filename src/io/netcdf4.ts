@@ -25,12 +25,6 @@ const INTERNAL_ATTRS = new Set([
   "_NCProperties",
 ]);
 
-/** True when the first bytes are the HDF5 signature. */
-export function isHdf5(head: Uint8Array): boolean {
-  const sig = [0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a];
-  return sig.every((b, i) => head[i] === b);
-}
-
 /**
  * Open a NetCDF-4 (or plain HDF5) file lazily.
  * @example

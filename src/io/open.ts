@@ -1,16 +1,14 @@
 /**
  * Open any supported raster as a Cube, choosing the reader by content (magic bytes), not
  * by file name: NetCDF-3, NetCDF-4/HDF5, GeoTIFF, or a Zarr directory / HTTP(S) base.
+ * Readers are imported on first use: h5wasm alone adds ~600 MB of resident memory, which a
+ * process (or worker thread) that never opens an HDF5 file should not pay.
  */
 import { open as openFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { NotFoundError, UnsupportedDataError } from "../cube/errors.js";
 import type { Cube } from "../cube/types.js";
 import { cubeFromRaw } from "./cf.js";
-import { isTiff, openGeotiff } from "./geotiff.js";
-import { isNetcdf3, openNetcdf3 } from "./netcdf3.js";
-import { isHdf5, openNetcdf4 } from "./netcdf4.js";
-import { openZarr } from "./zarrRead.js";
 
 export type RasterFormat = "netcdf3" | "netcdf4" | "geotiff" | "zarr";
 
@@ -21,18 +19,35 @@ export type RasterFormat = "netcdf3" | "netcdf4" | "geotiff" | "zarr";
  * await cube.close();
  */
 export async function openCube(location: string | URL): Promise<Cube> {
-  if (location instanceof URL) return cubeFromRaw(await openZarr(location), location.href);
+  if (location instanceof URL) return cubeFromRaw(await (await import("./zarrRead.js")).openZarr(location), location.href);
   const format = await detectFormat(location);
   switch (format) {
     case "netcdf3":
-      return cubeFromRaw(await openNetcdf3(location), location);
+      return cubeFromRaw(await (await import("./netcdf3.js")).openNetcdf3(location), location);
     case "netcdf4":
-      return cubeFromRaw(await openNetcdf4(location), location);
+      return cubeFromRaw(await (await import("./netcdf4.js")).openNetcdf4(location), location);
     case "zarr":
-      return cubeFromRaw(await openZarr(location), location);
+      return cubeFromRaw(await (await import("./zarrRead.js")).openZarr(location), location);
     case "geotiff":
-      return openGeotiff(location);
+      return (await import("./geotiff.js")).openGeotiff(location);
   }
+}
+
+const HDF5_SIGNATURE = [0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a];
+
+function isNetcdf3(head: Uint8Array): boolean {
+  // "CDF" then 1 (classic), 2 (64-bit offset) or 5 (CDF-5, refused by the reader).
+  return head[0] === 0x43 && head[1] === 0x44 && head[2] === 0x46 && [1, 2, 5].includes(head[3]);
+}
+
+function isHdf5(head: Uint8Array): boolean {
+  return HDF5_SIGNATURE.every((b, i) => head[i] === b);
+}
+
+function isTiff(head: Uint8Array): boolean {
+  const le = head[0] === 0x49 && head[1] === 0x49 && (head[2] === 42 || head[2] === 43) && head[3] === 0;
+  const be = head[0] === 0x4d && head[1] === 0x4d && head[2] === 0 && (head[3] === 42 || head[3] === 43);
+  return le || be;
 }
 
 export async function detectFormat(path: string): Promise<RasterFormat> {

@@ -1,0 +1,63 @@
+/**
+ * A synthetic daily cube on disk as NetCDF-3 (one record per time step, as most NetCDF
+ * files store time): the values follow a formula, so any read can be checked.
+ */
+import { writeNetcdf3 } from "./netcdf3Writer.js";
+
+export interface BigCubeShape {
+  times: number;
+  height: number;
+  width: number;
+}
+
+/** The value at (t, row, col) in north-up order; rows are stored south-up in the file. */
+export function bigCubeValue(t: number, row: number, col: number): number {
+  return Math.fround(t + 0.001 * row + 0.000001 * col);
+}
+
+/**
+ * @example
+ * await writeBigCube("/tmp/big.nc", { times: 1000, height: 360, width: 720 }); // 1.04 GB
+ */
+export async function writeBigCube(path: string, { times, height, width }: BigCubeShape): Promise<void> {
+  const plane = new Float32Array(height * width);
+  await writeNetcdf3(path, {
+    dims: [
+      { name: "time", size: times, record: true },
+      { name: "lat", size: height },
+      { name: "lon", size: width },
+    ],
+    attrs: { Conventions: "CF-1.8", title: "synthetic cube for memory and speed benchmarks" },
+    vars: [
+      { name: "time", dims: ["time"], type: "double", attrs: { units: "days since 2000-01-01", calendar: "standard" }, data: (t) => [t] },
+      {
+        name: "lat",
+        dims: ["lat"],
+        type: "double",
+        attrs: { units: "degrees_north" },
+        data: Array.from({ length: height }, (_, i) => -90 + (180 / height) * (i + 0.5)),
+      },
+      {
+        name: "lon",
+        dims: ["lon"],
+        type: "double",
+        attrs: { units: "degrees_east" },
+        data: Array.from({ length: width }, (_, i) => -180 + (360 / width) * (i + 0.5)),
+      },
+      {
+        name: "tas",
+        dims: ["time", "lat", "lon"],
+        type: "float",
+        attrs: { units: "K", long_name: "synthetic temperature", _FillValue: -9999 },
+        data: (t) => {
+          // Stored south-up: storage row s is north-up row height-1-s.
+          for (let s = 0; s < height; s++) {
+            const row = height - 1 - s;
+            for (let c = 0; c < width; c++) plane[s * width + c] = bigCubeValue(t, row, c);
+          }
+          return plane;
+        },
+      },
+    ],
+  });
+}

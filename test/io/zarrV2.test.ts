@@ -1,0 +1,372 @@
+/**
+ * Tests of the Zarr v2 reader (src/io/zarrRead.ts + src/io/cf.ts) through openCube, on a
+ * store laid out exactly as xarray writes one (consolidated .zmetadata, _ARRAY_DIMENSIONS,
+ * zlib, "." chunk keys, NaN / -1 fill values), from a directory and over HTTP. Every
+ * expected value in the golden was computed by numpy, never by Strata.
+ *
+ * The store (test/fixtures/small/v2_xarray_style.zarr/) and its golden
+ * (test/golden/formats/v2_xarray_style.json) are made, from the repository root, with:
+ *   /tmp/v/bin/python scripts/goldens/make_format_fixtures.py
+ *
+ * - tas(time, lat, lon) <f4 4x6x8, chunks (1, 6, 8), fill_value "NaN", four NaN cells;
+ * - mask(lat, lon) <i2 6x8, chunks (3, 4), fill_value -1 (xarray's _FillValue), four -1s;
+ * - time <f8 "days since 2000-01-01", proleptic_gregorian: 0, 31, 60, 91;
+ * - lat ascending (south-up) -75..75 step 30, degrees_north; lon 0..315 step 45.
+ */
+
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { cp, mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve, sep } from "node:path";
+import { after, before, describe, test } from "node:test";
+
+import { UnsupportedDataError } from "../../src/cube/errors.js";
+import { STD_TIME, type Cube, type PixelType, type TypedArray, type Variable } from "../../src/cube/types.js";
+import { openCube } from "../../src/io/open.js";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const STORE = join(ROOT, "test/fixtures/small/v2_xarray_style.zarr");
+const GOLDEN_PATH = join(ROOT, "test/golden/formats/v2_xarray_style.json");
+
+/* ---------------------------------------------------------------------------------- */
+/* Golden format and comparison helpers                                                */
+/* ---------------------------------------------------------------------------------- */
+
+interface GoldenDim {
+  name: string;
+  source_name: string;
+  unit: string;
+  calendar?: string;
+  values: number[];
+  iso?: string[];
+  interval: number | null;
+  interval_unit: string | null;
+}
+
+interface GoldenVariable {
+  name: string;
+  pixel_type: PixelType;
+  /** A number, "NaN", or null for "no nodata". */
+  nodata: number | "NaN" | null;
+  unit: string;
+  description: string;
+  chunk_shape: number[];
+  dims: GoldenDim[];
+}
+
+interface GoldenWindow {
+  variable: string;
+  /** Half-open range per non-spatial dimension, by source name, in dimension order. */
+  index: Record<string, [number, number]>;
+  rows: [number, number];
+  cols: [number, number];
+  shape: number[];
+  y: number[];
+  x: number[];
+  /** C order over [...dims, rows, cols], rows north-up; null = nodata. */
+  values: (number | null)[];
+}
+
+interface Golden {
+  file: string;
+  grid: { width: number; height: number; transform: number[]; epsg: number; x: number[]; y: number[] };
+  attributes: Record<string, unknown>;
+  variables: GoldenVariable[];
+  windows: GoldenWindow[];
+}
+
+const golden = JSON.parse(readFileSync(GOLDEN_PATH, "utf8")) as Golden;
+
+const ARRAY_OF: Record<PixelType, new (n: number) => TypedArray> = {
+  U8: Uint8Array,
+  S8: Int8Array,
+  U16: Uint16Array,
+  S16: Int16Array,
+  U32: Uint32Array,
+  S32: Int32Array,
+  F32: Float32Array,
+  F64: Float64Array,
+};
+
+/**
+ * Values as the golden states them: null exactly where the cell holds the variable's
+ * nodata (the sentinel itself, or NaN when nodata is NaN); anything else as is.
+ */
+function asGoldenValues(data: TypedArray, nodata: number | undefined): (number | null)[] {
+  return Array.from(data as ArrayLike<number>, (v) =>
+    nodata === undefined ? v : Number.isNaN(nodata) ? (Number.isNaN(v) ? null : v) : v === nodata ? null : v,
+  );
+}
+
+async function checkWindow(cube: Cube, w: GoldenWindow): Promise<void> {
+  const v = cube.variables.find((x) => x.name === w.variable);
+  assert.ok(v, `variable ${w.variable}`);
+  assert.equal(Object.keys(w.index).length, v.dimensions.length);
+  const dims = v.dimensions.map((d) => {
+    const r = w.index[d.sourceName];
+    assert.ok(r, `window index names dimension ${d.sourceName}`);
+    return r;
+  });
+  const slab = await v.read({
+    dims,
+    window: { x: w.cols[0], y: w.rows[0], width: w.cols[1] - w.cols[0], height: w.rows[1] - w.rows[0] },
+  });
+  const what = `${w.variable} ${JSON.stringify(w.index)} rows ${w.rows} cols ${w.cols}`;
+  assert.deepEqual([...slab.shape], w.shape, what);
+  assert.ok(slab.data instanceof ARRAY_OF[v.pixelType], `${what}: a ${v.pixelType} array, got ${slab.data.constructor.name}`);
+  assert.equal(slab.data.length, w.values.length, what);
+  assert.deepEqual(asGoldenValues(slab.data, v.nodata), w.values, what);
+  assert.deepEqual(Array.from(cube.grid.y.subarray(w.rows[0], w.rows[1])), w.y, `${what}: row centres`);
+  assert.deepEqual(Array.from(cube.grid.x.subarray(w.cols[0], w.cols[1])), w.x, `${what}: column centres`);
+}
+
+function checkGrid(cube: Cube): void {
+  assert.equal(cube.grid.width, golden.grid.width);
+  assert.equal(cube.grid.height, golden.grid.height);
+  assert.deepEqual([...cube.grid.transform], golden.grid.transform);
+  assert.equal(cube.grid.crs.epsg, golden.grid.epsg);
+  assert.deepEqual(Array.from(cube.grid.x), golden.grid.x);
+  assert.deepEqual(Array.from(cube.grid.y), golden.grid.y, "row centres north-up");
+}
+
+function checkVariable(v: Variable, gv: GoldenVariable): void {
+  assert.equal(v.name, gv.name);
+  assert.equal(v.pixelType, gv.pixel_type);
+  if (gv.nodata === null) assert.equal(v.nodata, undefined);
+  else if (gv.nodata === "NaN") assert.ok(Number.isNaN(v.nodata), `${v.name} nodata is NaN, got ${v.nodata}`);
+  else assert.equal(v.nodata, gv.nodata);
+  assert.equal(v.unit, gv.unit);
+  assert.equal(v.description, gv.description);
+  assert.deepEqual([...v.chunkShape], gv.chunk_shape);
+  assert.deepEqual(
+    v.dimensions.map((d) => d.sourceName),
+    gv.dims.map((d) => d.source_name),
+  );
+  gv.dims.forEach((gd, i) => {
+    const d = v.dimensions[i];
+    assert.equal(d.name, gd.name);
+    assert.equal(d.unit, gd.unit);
+    assert.equal(d.calendar, gd.calendar);
+    assert.deepEqual([...d.values], gd.values);
+    if (gd.iso)
+      assert.deepEqual(
+        d.values.map((ms) => new Date(ms).toISOString().slice(0, 10)),
+        gd.iso,
+      );
+    assert.equal(d.interval, gd.interval ?? undefined);
+    assert.equal(d.intervalUnit, gd.interval_unit ?? undefined);
+  });
+  // xarray's encoding attributes are consumed, not passed on
+  assert.equal(v.attributes["_ARRAY_DIMENSIONS"], undefined);
+  assert.equal(v.attributes["_FillValue"], undefined);
+}
+
+/** Everything the golden states about a cube opened from any location. */
+function describeCubeChecks(label: string, open: () => Promise<Cube>): void {
+  describe(label, () => {
+    let cube: Cube;
+    before(async () => {
+      cube = await open();
+    });
+    after(async () => {
+      await cube?.close();
+    });
+
+    test("grid: size, GDAL transform (north-up), EPSG:4326 and cell centres", () => {
+      checkGrid(cube);
+    });
+
+    test("variables mask and tas; coordinates are not variables and nothing is skipped", () => {
+      assert.deepEqual(
+        cube.variables.map((v) => v.name),
+        golden.variables.map((v) => v.name),
+      );
+      assert.deepEqual(cube.skipped, []);
+      golden.variables.forEach((gv, i) => checkVariable(cube.variables[i], gv));
+    });
+
+    test("root attributes", () => {
+      for (const [k, val] of Object.entries(golden.attributes)) assert.deepEqual(cube.attributes[k], val, k);
+    });
+
+    for (const [i, w] of golden.windows.entries()) {
+      test(`window ${i}: ${w.variable} ${JSON.stringify(w.index)} rows ${w.rows} cols ${w.cols}`, async () => {
+        await checkWindow(cube, w);
+      });
+    }
+
+    test("out-of-range windows and time ranges reject with a RangeError", async () => {
+      const tas = cube.variables.find((v) => v.name === "tas")!;
+      await assert.rejects(tas.read({ window: { x: 6, y: 0, width: 3, height: 2 } }), RangeError);
+      await assert.rejects(tas.read({ window: { x: 0, y: 5, width: 2, height: 2 } }), RangeError);
+      await assert.rejects(tas.read({ window: { x: -1, y: 0, width: 2, height: 2 } }), RangeError);
+      await assert.rejects(tas.read({ dims: [[3, 5]] }), RangeError);
+      await assert.rejects(tas.read({ dims: [[2, 2]] }), RangeError);
+      const mask = cube.variables.find((v) => v.name === "mask")!;
+      await assert.rejects(mask.read({ window: { x: 0, y: 0, width: 9, height: 6 } }), RangeError);
+    });
+  });
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* A static file server for the HTTP tests                                             */
+/* ---------------------------------------------------------------------------------- */
+
+interface StaticServer {
+  readonly url: URL;
+  /** Paths requested so far (URL pathnames), in order. */
+  readonly requests: string[];
+  close(): Promise<void>;
+}
+
+/** Serve the files under `root` (GET/HEAD, 404 for anything missing or outside). */
+async function serveDirectory(root: string): Promise<StaticServer> {
+  const base = resolve(root);
+  const requests: string[] = [];
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    void (async () => {
+      const pathname = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
+      requests.push(pathname);
+      const file = resolve(base, "." + pathname);
+      if (req.method !== "GET" && req.method !== "HEAD") {
+        res.writeHead(405).end();
+        return;
+      }
+      if (!file.startsWith(base + sep) || !(await stat(file).catch(() => undefined))?.isFile()) {
+        res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+        return;
+      }
+      const body = await readFile(file);
+      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": body.length });
+      res.end(req.method === "HEAD" ? undefined : body);
+    })().catch((e: unknown) => {
+      res.writeHead(500).end(String(e));
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: new URL(`http://127.0.0.1:${port}/`),
+    requests,
+    close: () =>
+      new Promise<void>((ok, fail) => {
+        server.closeAllConnections();
+        server.close((e) => (e ? fail(e) : ok()));
+      }),
+  };
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Tests                                                                               */
+/* ---------------------------------------------------------------------------------- */
+
+describeCubeChecks("Zarr v2 (xarray layout) from a directory", () => openCube(STORE));
+
+describe("Zarr v2 (xarray layout) over HTTP", () => {
+  let server: StaticServer;
+  before(async () => {
+    server = await serveDirectory(STORE);
+  });
+  after(async () => {
+    await server?.close();
+  });
+
+  describeCubeChecks("through a static file server", () => openCube(server.url));
+
+  test("a window fetches only the chunks it touches", async () => {
+    const cube = await openCube(server.url);
+    try {
+      server.requests.length = 0;
+      const w = golden.windows.find((x) => x.variable === "tas" && x.index.time[0] === 3 && x.index.time[1] === 4)!;
+      await checkWindow(cube, w);
+      const chunks = server.requests.filter((p) => /^\/tas\/\d+\.\d+\.\d+$/.test(p));
+      assert.deepEqual(chunks, ["/tas/3.0.0"]);
+    } finally {
+      await cube.close();
+    }
+  });
+});
+
+describe("Zarr v2 without consolidated metadata (.zmetadata removed)", () => {
+  let dir: string;
+  let copy: string;
+  let server: StaticServer;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "strata-zarr-"));
+    copy = join(dir, "unconsolidated.zarr");
+    await cp(STORE, copy, { recursive: true });
+    await rm(join(copy, ".zmetadata"));
+    server = await serveDirectory(copy);
+  });
+  after(async () => {
+    await server?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  describeCubeChecks("from a directory (arrays found by walking the tree)", () => openCube(copy));
+
+  test("over HTTP it is refused: listing the arrays needs consolidated metadata", async () => {
+    await assert.rejects(openCube(server.url), (e: unknown) => {
+      assert.ok(e instanceof UnsupportedDataError, `expected UnsupportedDataError, got ${String(e)}`);
+      assert.match(e.message, /consolidated metadata/);
+      assert.ok(e.message.includes(server.url.href), `message names the store: ${e.message}`);
+      return true;
+    });
+  });
+});
+
+describe("Zarr v2 chunks that are absent read as the fill value (write_empty_chunks=False)", () => {
+  let dir: string;
+  let cube: Cube;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "strata-zarr-"));
+    const copy = join(dir, "sparse.zarr");
+    await cp(STORE, copy, { recursive: true });
+    await rm(join(copy, "tas", "2.0.0")); // all of time index 2
+    await rm(join(copy, "mask", "0.0")); // storage rows 0-2 (north-up rows 3-5), cols 0-3
+    cube = await openCube(copy);
+  });
+  after(async () => {
+    await cube?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test("tas at time index 2 is all NaN; its neighbours are intact", async () => {
+    const tas = cube.variables.find((v) => v.name === "tas")!;
+    const slab = await tas.read({ dims: [[2, 3]] });
+    assert.ok(slab.data instanceof Float32Array);
+    assert.ok(Array.from(slab.data).every(Number.isNaN));
+    await checkWindow(
+      cube,
+      golden.windows.find((w) => w.variable === "tas" && w.index.time[0] === 3)!,
+    );
+  });
+
+  test("mask in the missing chunk is -1 (nodata); elsewhere as stored", async () => {
+    const whole = golden.windows.find((w) => w.variable === "mask" && w.shape.join() === "6,8")!;
+    const expected = whole.values.map((v, i) => (Math.floor(i / 8) >= 3 && i % 8 < 4 ? null : v));
+    const mask = cube.variables.find((v) => v.name === "mask")!;
+    const slab = await mask.read();
+    assert.ok(slab.data instanceof Int16Array);
+    assert.deepEqual(asGoldenValues(slab.data, mask.nodata), expected);
+    assert.equal(Array.from(slab.data).filter((v) => v === -1).length, expected.filter((v) => v === null).length);
+  });
+});
+
+test("the time axis is StdTime, decoded from days since 2000-01-01 (proleptic Gregorian)", async () => {
+  const cube = await openCube(STORE);
+  try {
+    const tas = cube.variables.find((v) => v.name === "tas")!;
+    const [time] = tas.dimensions;
+    assert.equal(time.name, STD_TIME);
+    assert.deepEqual(
+      time.values.map((ms) => new Date(ms).toISOString()),
+      ["2000-01-01T00:00:00.000Z", "2000-02-01T00:00:00.000Z", "2000-03-01T00:00:00.000Z", "2000-04-01T00:00:00.000Z"],
+    );
+  } finally {
+    await cube.close();
+  }
+});
