@@ -151,13 +151,15 @@ export async function writeNetcdf3(path: string, file: NcFile): Promise<void> {
   // Fixed variables first, then the record variables' slots within one record.
   const begins = new Array<number>(file.vars.length);
   let at = headerLength;
-  file.vars.forEach((v, i) => {
-    if (!isRecord(v)) ((begins[i] = at), (at += vsize(v)));
-  });
+  const place = (record: boolean) =>
+    file.vars.forEach((v, i) => {
+      if (isRecord(v) !== record) return;
+      begins[i] = at;
+      at += vsize(v);
+    });
+  place(false);
   const recordStart = at;
-  file.vars.forEach((v, i) => {
-    if (isRecord(v)) ((begins[i] = at), (at += vsize(v)));
-  });
+  place(true);
   const fh = await open(path, "w");
   try {
     let pos = 0;
