@@ -88,11 +88,12 @@ export async function cubeFromRaw(raw: RawDataset, source: string): Promise<Cube
     }
     variables.push(await toVariable(p.raw, p.flipY, coordinateOf));
   }
+  const order = new Map(raw.variables.map((v, i) => [v.name, i]));
   return {
     grid,
     variables,
     attributes: { ...raw.attrs },
-    skipped,
+    skipped: skipped.sort((a, b) => order.get(a.name)! - order.get(b.name)!),
     close: () => raw.close(),
   };
 }
@@ -117,7 +118,7 @@ function auxiliaryNames(vars: readonly RawVariable[]): Set<string> {
   for (const v of vars) {
     if (stringAttr(v.attrs, "grid_mapping_name") !== undefined || v.shape.length === 0) out.add(v.name);
     const prefix = v.name.includes("/") ? v.name.slice(0, v.name.lastIndexOf("/") + 1) : "";
-    for (const key of ["grid_mapping", "bounds", "climatology"]) {
+    for (const key of ["grid_mapping", "bounds", "climatology", "coordinates"]) {
       const ref = stringAttr(v.attrs, key);
       if (ref) for (const name of ref.split(/\s+/)) out.add(prefix + name.split(":")[0]);
     }
