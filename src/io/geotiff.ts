@@ -3,9 +3,10 @@
  * multidimensional structure: it is one variable whose bands form the dimension `Band`
  * (values 1..n), on the grid of its first image.
  */
+import { stat } from "node:fs/promises";
 import { basename, extname } from "node:path";
 import { fromFile } from "geotiff";
-import { CorruptDataError, UnsupportedDataError } from "../cube/errors.js";
+import { CorruptDataError, StrataError, UnsupportedDataError } from "../cube/errors.js";
 import { dimensionInterval } from "../cube/dimension.js";
 import { gridFromTransform } from "../cube/grid.js";
 import type { Crs, Cube, GeoTransform, PixelType, Selection, Slab, TypedArray, Variable } from "../cube/types.js";
@@ -17,14 +18,22 @@ import type { Crs, Cube, GeoTransform, PixelType, Selection, Slab, TypedArray, V
  * const band1 = await cube.variables[0].read({ dims: [[0, 1]], window: { x: 0, y: 0, width: 64, height: 64 } });
  */
 export async function openGeotiff(path: string): Promise<Cube> {
-  let tiff: Awaited<ReturnType<typeof fromFile>>;
-  let image: Image;
+  let tiff: GeoTIFF | undefined;
   try {
     tiff = await fromFile(path);
-    image = await tiff.getImage(0);
+    return await cubeOf(tiff, path);
   } catch (e) {
-    throw new CorruptDataError(`${path} is not a readable GeoTIFF: ${e instanceof Error ? e.message : String(e)}`);
+    await Promise.resolve(tiff?.close()).catch(() => undefined);
+    if (e instanceof StrataError) throw e;
+    throw new CorruptDataError(`${path} is not a readable GeoTIFF: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
+}
+
+type GeoTIFF = Awaited<ReturnType<typeof fromFile>>;
+
+async function cubeOf(tiff: GeoTIFF, path: string): Promise<Cube> {
+  const image = await tiff.getImage(0);
+  await checkBlocksInFile(image, path);
   const width = image.getWidth();
   const height = image.getHeight();
   const bands = image.getSamplesPerPixel();
@@ -45,12 +54,23 @@ export async function openGeotiff(path: string): Promise<Cube> {
       throw new RangeError(`${name}: window ${JSON.stringify(w)} is outside the ${width}x${height} grid`);
     }
     const samples = Array.from({ length: b1 - b0 }, (_, i) => b0 + i);
-    const rasters = (await image.readRasters({
-      window: [w.x, w.y, w.x + w.width, w.y + w.height],
-      samples,
-      interleave: false,
-      signal: selection.signal,
-    })) as unknown as TypedArray[];
+    let rasters: TypedArray[];
+    try {
+      rasters = (await image.readRasters({
+        window: [w.x, w.y, w.x + w.width, w.y + w.height],
+        samples,
+        interleave: false,
+        signal: selection.signal,
+      })) as unknown as TypedArray[];
+    } catch (e) {
+      if (selection.signal?.aborted) throw e;
+      throw new CorruptDataError(
+        `${path}: cannot decode the pixels of ${name} (the file is damaged): ${e instanceof Error ? e.message : String(e)}`,
+        {
+          cause: e,
+        },
+      );
+    }
     const plane = w.width * w.height;
     const out = new (rasters[0].constructor as new (n: number) => TypedArray)(plane * samples.length);
     rasters.forEach((r, i) => out.set(r as never, i * plane));
@@ -74,23 +94,60 @@ export async function openGeotiff(path: string): Promise<Cube> {
     attributes: {},
     skipped: [],
     close: async () => {
-      tiff.close?.();
+      await tiff.close();
     },
   };
 }
 
-type Image = Awaited<ReturnType<Awaited<ReturnType<typeof fromFile>>["getImage"]>>;
+/**
+ * geotiff.js reads past the end of a file as zeros, so a truncated file would decode as
+ * zeros: check that every tile or strip lies inside the file (byte count 0 is a GDAL
+ * sparse block, filled with nodata, and is fine).
+ */
+async function checkBlocksInFile(image: Image, path: string): Promise<void> {
+  const fd = image.fileDirectory;
+  const tiled = fd.hasTag("TileOffsets");
+  const what = tiled ? "tile" : "strip";
+  const offsets = (await fd.loadValue(tiled ? "TileOffsets" : "StripOffsets")) as ArrayLike<number> | undefined;
+  const counts = (await fd.loadValue(tiled ? "TileByteCounts" : "StripByteCounts")) as ArrayLike<number> | undefined;
+  if (!offsets || !counts || offsets.length !== counts.length) {
+    throw new CorruptDataError(`${path} is not a readable GeoTIFF: its first image has no valid ${what} offsets and byte counts`);
+  }
+  const { size } = await stat(path);
+  for (let i = 0; i < offsets.length; i++) {
+    const end = Number(offsets[i]) + Number(counts[i]);
+    if (Number(counts[i]) > 0 && end > size) {
+      throw new CorruptDataError(`${path} is truncated: ${what} ${i} ends at byte ${end} but the file has ${size} bytes`);
+    }
+  }
+}
 
+type Image = Awaited<ReturnType<GeoTIFF["getImage"]>>;
+
+/**
+ * The grid's transform from ModelTransformation, or from the first tiepoint (raster I,J to
+ * model X,Y) and the pixel scale. PixelIsPoint rasters are shifted half a cell, as GDAL does,
+ * so the transform always describes cell corners.
+ */
 function transformOf(image: Image, path: string): GeoTransform {
-  const matrix = image.fileDirectory.getValue("ModelTransformation") as number[] | undefined;
-  if (matrix && matrix.length >= 8) return [matrix[3], matrix[0], matrix[1], matrix[7], matrix[4], matrix[5]];
-  try {
-    const [ox, oy] = image.getOrigin();
-    const [rx, ry] = image.getResolution();
-    return [ox, rx, 0, oy, 0, ry];
-  } catch {
+  const fd = image.fileDirectory;
+  const pointKey = (image.getGeoKeys() ?? {}).GTRasterTypeGeoKey === 2;
+  const matrix = fd.getValue("ModelTransformation") as number[] | undefined;
+  const tie = fd.getValue("ModelTiepoint") as number[] | undefined;
+  const scale = fd.getValue("ModelPixelScale") as number[] | undefined;
+  let t: [number, number, number, number, number, number];
+  if (matrix && matrix.length >= 8) t = [matrix[3], matrix[0], matrix[1], matrix[7], matrix[4], matrix[5]];
+  else if (tie && tie.length >= 6 && scale && scale.length >= 2) {
+    const [i, j, , x, y] = tie;
+    t = [x - i * scale[0], scale[0], 0, y + j * scale[1], 0, -scale[1]];
+  } else {
     throw new UnsupportedDataError(`${path} has no georeferencing (no ModelTiepoint/ModelPixelScale or ModelTransformation tags)`);
   }
+  if (pointKey) {
+    t[0] -= 0.5 * (t[1] + t[2]);
+    t[3] -= 0.5 * (t[4] + t[5]);
+  }
+  return t;
 }
 
 function crsOf(keys: Record<string, unknown>): Crs {

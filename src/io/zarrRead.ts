@@ -64,12 +64,18 @@ export async function openZarr(location: string | URL): Promise<RawDataset> {
     const dtype = DTYPES[arr.dtype];
     if (!dtype) continue; // strings, booleans, 64-bit ints: not raster values
     const v2 = (await store.get(`${path === "/" ? "" : path}/.zarray` as zarr.AbsolutePath)) !== undefined;
-    variables.push(toVariable(arr, path.replace(/^\//, ""), dtype, v2));
+    variables.push(toVariable(arr, path.replace(/^\//, ""), dtype, v2, location));
   }
   return { format: "zarr", variables, attrs: rootAttrs, close: async () => {} };
 }
 
-function toVariable(arr: zarr.Array<zarr.DataType, Store>, name: string, dtype: RawDtype, v2: boolean): RawVariable {
+function toVariable(
+  arr: zarr.Array<zarr.DataType, Store>,
+  name: string,
+  dtype: RawDtype,
+  v2: boolean,
+  location: string | URL,
+): RawVariable {
   const attrs: Record<string, unknown> = { ...arr.attrs };
   delete attrs["_ARRAY_DIMENSIONS"];
   // Zarr v2 has no attribute for nodata; xarray writes it as the array's fill_value.
@@ -84,10 +90,14 @@ function toVariable(arr: zarr.Array<zarr.DataType, Store>, name: string, dtype: 
     attrs,
     chunkShape: arr.chunks,
     async read(start, count, signal) {
-      if (arr.shape.length === 0) return (await zarr.get(arr, null, { signal })) as unknown as TypedArray;
       const sel = start.map((s, i) => zarr.slice(s, s + count[i]));
-      const chunk = await zarr.get(arr, sel, { signal });
-      return chunk.data as unknown as TypedArray;
+      try {
+        const chunk = await zarr.get(arr, sel, { signal });
+        return (typeof chunk === "object" && "data" in chunk ? chunk.data : chunk) as unknown as TypedArray;
+      } catch (e) {
+        if (signal?.aborted) throw e;
+        throw asCorrupt(location, e);
+      }
     },
   };
 }

@@ -16,14 +16,14 @@
 
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { cp, mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve, sep } from "node:path";
 import { after, before, describe, test } from "node:test";
 
-import { UnsupportedDataError } from "../../src/cube/errors.js";
+import { CorruptDataError, UnsupportedDataError } from "../../src/cube/errors.js";
 import { STD_TIME, type Cube, type PixelType, type TypedArray, type Variable } from "../../src/cube/types.js";
 import { openCube } from "../../src/io/open.js";
 
@@ -368,5 +368,20 @@ test("the time axis is StdTime, decoded from days since 2000-01-01 (proleptic Gr
     );
   } finally {
     await cube.close();
+  }
+});
+
+test("a damaged chunk is a CorruptDataError that names the store", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "strata-zarr-"));
+  try {
+    const copy = join(dir, "damaged.zarr");
+    await cp(STORE, copy, { recursive: true });
+    await writeFile(join(copy, "tas", "1.0.0"), "not zlib at all");
+    const cube = await openCube(copy);
+    const tas = cube.variables.find((v) => v.name === "tas")!;
+    await assert.rejects(tas.read({ dims: [[1, 2]] }), (e: Error) => e instanceof CorruptDataError && e.message.includes(copy));
+    await cube.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 });
