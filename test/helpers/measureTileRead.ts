@@ -1,7 +1,8 @@
 /**
  * Run in a child process (clean heap): open a cube, settle, then read one tile through the
  * whole time axis and report the resident memory it added. Prints one JSON line.
- * Usage: node --expose-gc --import tsx test/helpers/measureTileRead.ts <path> <variable> <x> <y> <size>
+ * Usage: node --expose-gc --import tsx test/helpers/measureTileRead.ts <path> <variable> <x> <y> <size|whole>
+ * ("whole" reads the full grid of every time step: the peer a tile read is compared with).
  */
 import { openCube } from "../../src/io/open.js";
 
@@ -18,7 +19,7 @@ let peak = rest;
 const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 2);
 const t0 = performance.now();
 const n = Number(size);
-const slab = await v.read({ window: { x: Number(x), y: Number(y), width: n, height: n } });
+const slab = await v.read(size === "whole" ? {} : { window: { x: Number(x), y: Number(y), width: n, height: n } });
 const seconds = (performance.now() - t0) / 1000;
 clearInterval(sampler);
 peak = Math.max(peak, process.memoryUsage().rss);
