@@ -60,8 +60,18 @@ for (const [label, path] of [
 ] as const) {
   const tile = await measureTile(path, false);
   const whole = await measureTile(path, true);
-  rows.push([`${label} 64x64 tile, all steps (s) vs whole slices`, tile.seconds.toFixed(2), whole.seconds.toFixed(2), (tile.seconds / whole.seconds).toFixed(2)]);
-  rows.push([`${label} 64x64 tile, MB above rest vs whole slices`, tile.addedMB.toFixed(1), whole.addedMB.toFixed(1), (tile.addedMB / whole.addedMB).toFixed(3)]);
+  rows.push([
+    `${label} 64x64 tile, all steps (s) vs whole slices`,
+    tile.seconds.toFixed(2),
+    whole.seconds.toFixed(2),
+    (tile.seconds / whole.seconds).toFixed(2),
+  ]);
+  rows.push([
+    `${label} 64x64 tile, MB above rest vs whole slices`,
+    tile.addedMB.toFixed(1),
+    whole.addedMB.toFixed(1),
+    (tile.addedMB / whole.addedMB).toFixed(3),
+  ]);
 }
 const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
 for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));

@@ -12,6 +12,7 @@ import type { Cube } from "../../src/cube/types.js";
 import { openCube } from "../../src/io/open.js";
 import { strata } from "../helpers/cli.js";
 import { GOLDEN_IO, REAL } from "../helpers/golden.js";
+import { serveDirectory } from "../helpers/staticServer.js";
 
 const FILES = [
   `${REAL}monthly_navy_winds.cdf`,
@@ -85,6 +86,18 @@ describe("strata convert round trip", () => {
       }
     });
   }
+
+  it("a converted store reads the same over HTTP, as a cloud store serves it", async () => {
+    const out = join(dir, "http.zarr");
+    assert.equal((await strata("convert", `${REAL}ocean_atlas_subset.nc`, out)).code, 0);
+    const server = await serveDirectory(out);
+    const [a, b] = await Promise.all([openCube(out), openCube(server.url)]);
+    try {
+      await assertSameCube(a, b, "over HTTP");
+    } finally {
+      await Promise.all([a.close(), b.close(), server.close()]);
+    }
+  });
 
   it("writes CF and GeoZarr metadata that other tools read", async () => {
     const out = join(dir, "meta.zarr");

@@ -16,16 +16,15 @@
 
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { cp, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve, sep } from "node:path";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import { CorruptDataError, UnsupportedDataError } from "../../src/cube/errors.js";
 import { STD_TIME, type Cube, type PixelType, type TypedArray, type Variable } from "../../src/cube/types.js";
 import { openCube } from "../../src/io/open.js";
+import { type StaticServer, serveDirectory } from "../helpers/staticServer.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const STORE = join(ROOT, "test/fixtures/small/v2_xarray_style.zarr");
@@ -209,54 +208,6 @@ function describeCubeChecks(label: string, open: () => Promise<Cube>): void {
       await assert.rejects(mask.read({ window: { x: 0, y: 0, width: 9, height: 6 } }), RangeError);
     });
   });
-}
-
-/* ---------------------------------------------------------------------------------- */
-/* A static file server for the HTTP tests                                             */
-/* ---------------------------------------------------------------------------------- */
-
-interface StaticServer {
-  readonly url: URL;
-  /** Paths requested so far (URL pathnames), in order. */
-  readonly requests: string[];
-  close(): Promise<void>;
-}
-
-/** Serve the files under `root` (GET/HEAD, 404 for anything missing or outside). */
-async function serveDirectory(root: string): Promise<StaticServer> {
-  const base = resolve(root);
-  const requests: string[] = [];
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    void (async () => {
-      const pathname = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
-      requests.push(pathname);
-      const file = resolve(base, "." + pathname);
-      if (req.method !== "GET" && req.method !== "HEAD") {
-        res.writeHead(405).end();
-        return;
-      }
-      if (!file.startsWith(base + sep) || !(await stat(file).catch(() => undefined))?.isFile()) {
-        res.writeHead(404, { "content-type": "text/plain" }).end("not found");
-        return;
-      }
-      const body = await readFile(file);
-      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": body.length });
-      res.end(req.method === "HEAD" ? undefined : body);
-    })().catch((e: unknown) => {
-      res.writeHead(500).end(String(e));
-    });
-  });
-  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: new URL(`http://127.0.0.1:${port}/`),
-    requests,
-    close: () =>
-      new Promise<void>((ok, fail) => {
-        server.closeAllConnections();
-        server.close((e) => (e ? fail(e) : ok()));
-      }),
-  };
 }
 
 /* ---------------------------------------------------------------------------------- */
