@@ -92,7 +92,7 @@ function toVariable(
     async read(start, count, signal) {
       const sel = start.map((s, i) => zarr.slice(s, s + count[i]));
       try {
-        const chunk = await zarr.get(arr, sel, { signal });
+        const chunk = await zarr.get(arr, sel, { signal, createQueue: boundedQueue });
         return (typeof chunk === "object" && "data" in chunk ? chunk.data : chunk) as unknown as TypedArray;
       } catch (e) {
         if (signal?.aborted) throw e;

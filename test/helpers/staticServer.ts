@@ -8,6 +8,8 @@ export interface StaticServer {
   readonly url: URL;
   /** Paths requested so far (URL pathnames), in order. */
   readonly requests: string[];
+  /** The most requests that were being answered at the same time. */
+  readonly maxInFlight: number;
   close(): Promise<void>;
 }
 
@@ -15,8 +17,14 @@ export interface StaticServer {
 export async function serveDirectory(root: string): Promise<StaticServer> {
   const base = resolve(root);
   const requests: string[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    maxInFlight = Math.max(maxInFlight, ++inFlight);
+    res.on("close", () => inFlight--);
     void (async () => {
+      // Answer a little later, so concurrent requests overlap as they would on a network.
+      await new Promise((r) => setTimeout(r, 2));
       const pathname = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname);
       requests.push(pathname);
       const file = resolve(base, "." + pathname);
@@ -40,6 +48,9 @@ export async function serveDirectory(root: string): Promise<StaticServer> {
   return {
     url: new URL(`http://127.0.0.1:${port}/`),
     requests,
+    get maxInFlight() {
+      return maxInFlight;
+    },
     close: () =>
       new Promise<void>((ok, fail) => {
         server.closeAllConnections();

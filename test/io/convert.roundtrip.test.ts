@@ -94,6 +94,12 @@ describe("strata convert round trip", () => {
     const [a, b] = await Promise.all([openCube(out), openCube(server.url)]);
     try {
       await assertSameCube(a, b, "over HTTP");
+      // 228 chunks (12 times x 19 depths) for one tile, fetched a few at a time, not all at once.
+      const before = server.requests.length;
+      await b.variables[0].read({ window: { x: 0, y: 0, width: 4, height: 4 } });
+      assert.equal(server.requests.length - before, 12 * 19);
+      assert.ok(server.maxInFlight <= 8, `at most 8 chunk requests at once, saw ${server.maxInFlight}`);
+      assert.ok(server.maxInFlight >= 2, "chunks are fetched concurrently");
     } finally {
       await Promise.all([a.close(), b.close(), server.close()]);
     }
