@@ -117,6 +117,49 @@ async function walkArrays(dir: string, prefix = ""): Promise<string[]> {
   return out;
 }
 
+/** Chunks fetched and decoded at once per read: enough to overlap I/O, few enough to bound memory. */
+const CHUNK_CONCURRENCY = 8;
+
+type ChunkQueue = ReturnType<NonNullable<zarr.GetOptions["createQueue"]>>;
+
+/**
+ * zarrita's default queue starts every chunk of a selection at once: a tile through 1000
+ * time steps would hold 1000 compressed and decoded chunks in memory together.
+ */
+function boundedQueue(): ChunkQueue {
+  const pending: (() => Promise<void>)[] = [];
+  const done: Promise<void>[] = [];
+  let running = 0;
+  let failed: unknown;
+  const next = (): void => {
+    while (running < CHUNK_CONCURRENCY && pending.length && failed === undefined) {
+      const task = pending.shift()!;
+      running++;
+      done.push(
+        task()
+          .catch((e: unknown) => {
+            failed ??= e;
+          })
+          .finally(() => {
+            running--;
+            next();
+          }),
+      );
+    }
+  };
+  return {
+    add(fn: () => Promise<void>) {
+      pending.push(fn);
+      next();
+    },
+    async onIdle() {
+      while (running > 0 || (pending.length && failed === undefined)) await Promise.all(done);
+      if (failed !== undefined) throw failed;
+      return [];
+    },
+  };
+}
+
 function asCorrupt(location: string | URL, e: unknown): Error {
   return new CorruptDataError(`${location.toString()} is not a readable Zarr store: ${e instanceof Error ? e.message : String(e)}`, {
     cause: e,
