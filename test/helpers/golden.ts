@@ -8,6 +8,16 @@ import { fileURLToPath } from "node:url";
 export const REAL = fileURLToPath(new URL("../fixtures/real/", import.meta.url));
 export const GOLDEN_IO = fileURLToPath(new URL("../golden/io/", import.meta.url));
 
+/** Every file with io goldens: the four real files and the two tiny ones the script writes. */
+export const GOLDEN_FILES: readonly (readonly [stem: string, path: string])[] = [
+  ["monthly_navy_winds", `${REAL}monthly_navy_winds.cdf`],
+  ["coads_climatology", `${REAL}coads_climatology.cdf`],
+  ["ocean_atlas_subset", `${REAL}ocean_atlas_subset.nc`],
+  ["nc4uvt", `${REAL}nc4uvt.nc`],
+  ["scaled", `${GOLDEN_IO}scaled.nc`],
+  ["tiny_360day", `${GOLDEN_IO}tiny_360day.nc`],
+];
+
 export interface GoldenVariable {
   name: string;
   dims: string[];

@@ -11,17 +11,8 @@ import { after, before, describe, it } from "node:test";
 import type { Cube } from "../../src/cube/types.js";
 import { openCube } from "../../src/io/open.js";
 import { strata } from "../helpers/cli.js";
-import { GOLDEN_IO, REAL } from "../helpers/golden.js";
+import { GOLDEN_FILES, GOLDEN_IO, REAL } from "../helpers/golden.js";
 import { serveDirectory } from "../helpers/staticServer.js";
-
-const FILES = [
-  `${REAL}monthly_navy_winds.cdf`,
-  `${REAL}coads_climatology.cdf`,
-  `${REAL}ocean_atlas_subset.nc`,
-  `${REAL}nc4uvt.nc`,
-  `${GOLDEN_IO}scaled.nc`,
-  `${GOLDEN_IO}tiny_360day.nc`,
-];
 
 let dir: string;
 before(async () => {
@@ -72,7 +63,7 @@ async function assertSameCube(a: Cube, b: Cube, what: string): Promise<void> {
 }
 
 describe("strata convert round trip", () => {
-  for (const file of FILES) {
+  for (const [, file] of GOLDEN_FILES) {
     const name = file.split("/").pop()!;
     it(`${name} -> Zarr -> same cube`, async () => {
       const out = join(dir, `${name}.zarr`);

@@ -8,7 +8,7 @@ import { describe, it } from "node:test";
 import { promisify } from "node:util";
 import type { CubeInfo } from "../../src/cli/describe.js";
 import { strata } from "../helpers/cli.js";
-import { GOLDEN_IO, PIXEL_TYPES, REAL, coordOf, expectedDimName, expectedDimValues, loadInfo } from "../helpers/golden.js";
+import { GOLDEN_FILES, PIXEL_TYPES, REAL, coordOf, expectedDimName, expectedDimValues, loadInfo } from "../helpers/golden.js";
 
 const run = promisify(execFile);
 const CLI = new URL("../../bin/strata.js", import.meta.url).pathname;
@@ -19,17 +19,8 @@ async function strataInfo(path: string): Promise<CubeInfo> {
   return JSON.parse(stdout) as CubeInfo;
 }
 
-const FILES: [stem: string, path: string][] = [
-  ["monthly_navy_winds", `${REAL}monthly_navy_winds.cdf`],
-  ["coads_climatology", `${REAL}coads_climatology.cdf`],
-  ["ocean_atlas_subset", `${REAL}ocean_atlas_subset.nc`],
-  ["nc4uvt", `${REAL}nc4uvt.nc`],
-  ["scaled", `${GOLDEN_IO}scaled.nc`],
-  ["tiny_360day", `${GOLDEN_IO}tiny_360day.nc`],
-];
-
 describe("strata info against xarray", () => {
-  for (const [stem, path] of FILES) {
+  for (const [stem, path] of GOLDEN_FILES) {
     it(`${stem}: variables, dimensions, time values, grid`, async () => {
       const golden = loadInfo(stem);
       const info = await strataInfo(path);

@@ -7,19 +7,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Cube } from "../../src/cube/types.js";
 import { openCube } from "../../src/io/open.js";
-import { GOLDEN_IO, REAL, expectedDimName, loadInfo, loadWindows } from "../helpers/golden.js";
-
-const FILES: [stem: string, path: string][] = [
-  ["monthly_navy_winds", `${REAL}monthly_navy_winds.cdf`],
-  ["coads_climatology", `${REAL}coads_climatology.cdf`],
-  ["ocean_atlas_subset", `${REAL}ocean_atlas_subset.nc`],
-  ["nc4uvt", `${REAL}nc4uvt.nc`],
-  ["scaled", `${GOLDEN_IO}scaled.nc`],
-  ["tiny_360day", `${GOLDEN_IO}tiny_360day.nc`],
-];
+import { GOLDEN_FILES, expectedDimName, loadInfo, loadWindows } from "../helpers/golden.js";
 
 describe("windowed reads against xarray", () => {
-  for (const [stem, path] of FILES) {
+  for (const [stem, path] of GOLDEN_FILES) {
     it(stem, async () => {
       const info = loadInfo(stem);
       const cube: Cube = await openCube(path);
