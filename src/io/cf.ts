@@ -202,10 +202,15 @@ async function gridOf(
   );
 }
 
-function crsOf(v: RawVariable, byName: Map<string, RawVariable>, yc?: RawVariable, xc?: RawVariable): Crs {
+/** The variable a `grid_mapping` attribute names ("crs" or the extended "crs: x y" form). */
+function gridMappingOf(v: RawVariable, byName: Map<string, RawVariable>): RawVariable | undefined {
   const prefix = v.name.includes("/") ? v.name.slice(0, v.name.lastIndexOf("/") + 1) : "";
-  const gmName = stringAttr(v.attrs, "grid_mapping")?.split(/[\s:]/)[0];
-  const gm = gmName ? (byName.get(prefix + gmName) ?? byName.get(gmName)) : undefined;
+  const name = stringAttr(v.attrs, "grid_mapping")?.split(/[\s:]/)[0];
+  return name ? (byName.get(prefix + name) ?? byName.get(name)) : undefined;
+}
+
+function crsOf(v: RawVariable, byName: Map<string, RawVariable>, yc?: RawVariable, xc?: RawVariable): Crs {
+  const gm = gridMappingOf(v, byName);
   const fromMapping = gm ? crsFromGridMapping(gm.attrs) : undefined;
   const code = stringAttr(v.attrs, "proj:code");
   const epsgCode = code?.match(/^EPSG:(\d+)$/i);
@@ -220,8 +225,8 @@ function geoTransformOf(v: RawVariable, byName: Map<string, RawVariable>, root: 
   const geozarr = numericAttrs(v.attrs, "spatial:transform");
   const g = geozarr.length === 6 ? geozarr : numericAttrs(root, "spatial:transform");
   if (g.length === 6) return [g[2], g[0], g[1], g[5], g[3], g[4]]; // rasterio (a,b,c,d,e,f) to GDAL order
-  const gmName = stringAttr(v.attrs, "grid_mapping")?.split(/[\s:]/)[0];
-  const gt = gmName ? stringAttr(byName.get(gmName)?.attrs ?? {}, "GeoTransform") : undefined;
+  const gm = gridMappingOf(v, byName);
+  const gt = gm ? stringAttr(gm.attrs, "GeoTransform") : undefined;
   const parts = gt?.trim().split(/\s+/).map(Number);
   return parts && parts.length === 6 && parts.every(Number.isFinite) ? (parts as unknown as GeoTransform) : undefined;
 }
@@ -234,7 +239,7 @@ async function readAll(v: RawVariable): Promise<Float64Array> {
   return Float64Array.from(data as ArrayLike<number>);
 }
 
-async function toDimension(v: RawVariable, dim: string, size: number, coord: RawVariable | undefined): Promise<Dimension> {
+async function toDimension(dim: string, size: number, coord: RawVariable | undefined): Promise<Dimension> {
   const attrs = coord?.attrs ?? {};
   const units = stringAttr(attrs, "units") ?? "";
   const description = stringAttr(attrs, "long_name") ?? stringAttr(attrs, "standard_name") ?? dim;
@@ -252,7 +257,6 @@ async function toDimension(v: RawVariable, dim: string, size: number, coord: Raw
     const values = positive === "down" ? raw.map((x) => (x === 0 ? 0 : -x)) : raw;
     return { name: STD_Z, sourceName, description, unit: units, values, ...dimensionInterval(values, false) };
   }
-  void v;
   return { name: dim, sourceName, description, unit: units, values: raw, ...dimensionInterval(raw, false) };
 }
 
@@ -354,7 +358,7 @@ function unsignedView(a: TypedArray): TypedArray {
 
 async function toVariable(v: RawVariable, flipY: boolean, coordinateOf: CoordinateOf): Promise<Variable> {
   const nd = v.dims.length;
-  const dims = await Promise.all(v.dims.slice(0, nd - 2).map((d, i) => toDimension(v, d, v.shape[i], coordinateOf(v, d))));
+  const dims = await Promise.all(v.dims.slice(0, nd - 2).map((d, i) => toDimension(d, v.shape[i], coordinateOf(v, d))));
   const decoding = decodingOf(v);
   const height = v.shape[nd - 2];
   const width = v.shape[nd - 1];
