@@ -1,8 +1,12 @@
 /** The strata command line: help, errors as one line with a non-zero exit, data-store URIs. */
 import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { strata } from "../helpers/cli.js";
 import { REAL } from "../helpers/golden.js";
+import { serveDirectory } from "../helpers/staticServer.js";
 
 const SHARE = `fileShare:real=${REAL}`;
 
@@ -36,6 +40,26 @@ describe("strata CLI", () => {
       assert.equal((await strata("info", "/fileShares/real/nc4uvt.nc")).code, 0);
     } finally {
       delete process.env.STRATA_DATA_STORES;
+    }
+  });
+
+  it("reads a Zarr store from an HTTP cloud store", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "strata-cloud-"));
+    const server = await serveDirectory(dir);
+    try {
+      assert.equal((await strata("convert", `${REAL}coads_climatology.cdf`, join(dir, "coads.zarr"))).code, 0);
+      const r = await strata("info", "--json", "/cloudStores/web/coads.zarr", "--store", `cloudStore:web=${server.url.href}`);
+      assert.equal(r.code, 0, r.stderr);
+      const info = JSON.parse(r.stdout) as { format: string; variables: { name: string }[] };
+      assert.equal(info.format, "zarr");
+      assert.deepEqual(
+        info.variables.map((v) => v.name),
+        ["SST", "AIRT", "SPEH", "WSPD", "UWND", "VWND", "SLP"],
+      );
+      assert.ok(server.requests.includes("/coads.zarr/zarr.json"));
+    } finally {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

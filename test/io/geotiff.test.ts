@@ -12,145 +12,23 @@
  */
 
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import { CorruptDataError, UnsupportedDataError } from "../../src/cube/errors.js";
-import type { Cube, PixelType, TypedArray, Variable } from "../../src/cube/types.js";
+import type { Cube } from "../../src/cube/types.js";
 import { openCube } from "../../src/io/open.js";
-
-const ROOT = new URL("../../", import.meta.url).pathname;
-const FIXTURES = join(ROOT, "test/fixtures/small");
-const GOLDEN = join(ROOT, "test/golden/formats");
+import { type Golden, SMALL_FIXTURES, asGoldenValues, checkGrid, checkVariable, checkWindow, loadGolden } from "../helpers/formatGolden.js";
 
 /* ---------------------------------------------------------------------------------- */
-/* Golden format and comparison helpers                                                */
+/* GeoTIFF-specific golden fields and helpers                                          */
 /* ---------------------------------------------------------------------------------- */
 
-interface GoldenDim {
-  name: string;
-  source_name: string;
-  unit: string;
-  values: number[];
-  interval: number | null;
-  interval_unit: string | null;
-}
-
-interface GoldenVariable {
-  name: string;
-  pixel_type: PixelType;
-  /** A number, "NaN", or null for "no nodata". */
-  nodata: number | "NaN" | null;
-  unit: string;
-  chunk_shape: number[];
-  dims: GoldenDim[];
-}
-
-interface GoldenWindow {
-  variable: string;
-  /** Half-open range per non-spatial dimension, by source name, in dimension order. */
-  index: Record<string, [number, number]>;
-  rows: [number, number];
-  cols: [number, number];
-  shape: number[];
-  y: number[];
-  x: number[];
-  /** C order over [...dims, rows, cols], rows north-up; null = nodata. */
-  values: (number | null)[];
-}
-
-interface Golden {
-  file: string;
-  grid: { width: number; height: number; transform: number[]; epsg: number; x: number[]; y: number[] };
-  variables: GoldenVariable[];
+/** A GeoTIFF golden also lists the [band, row, col] cells that hold the nodata sentinel. */
+interface GeoTiffGolden extends Golden {
   nodata_cells?: [number, number, number][];
-  windows: GoldenWindow[];
-}
-
-/** Read synchronously: test names are built from the windows at module load. */
-function loadGolden(stem: string): Golden {
-  return JSON.parse(readFileSync(join(GOLDEN, `${stem}.json`), "utf8")) as Golden;
-}
-
-const ARRAY_OF: Record<PixelType, new (n: number) => TypedArray> = {
-  U8: Uint8Array,
-  S8: Int8Array,
-  U16: Uint16Array,
-  S16: Int16Array,
-  U32: Uint32Array,
-  S32: Int32Array,
-  F32: Float32Array,
-  F64: Float64Array,
-};
-
-/**
- * Values as the golden states them: null exactly where the cell holds the variable's
- * nodata (the sentinel itself, or NaN when nodata is NaN); anything else as is, so a NaN
- * where a sentinel is expected, or the reverse, shows up as a mismatch.
- */
-function asGoldenValues(data: TypedArray, nodata: number | undefined): (number | null)[] {
-  return Array.from(data as ArrayLike<number>, (v) =>
-    nodata === undefined ? v : Number.isNaN(nodata) ? (Number.isNaN(v) ? null : v) : v === nodata ? null : v,
-  );
-}
-
-function goldenNodata(n: GoldenVariable["nodata"]): number | undefined {
-  return n === null ? undefined : n === "NaN" ? NaN : n;
-}
-
-async function checkWindow(cube: Cube, w: GoldenWindow): Promise<void> {
-  const v = cube.variables.find((x) => x.name === w.variable);
-  assert.ok(v, `variable ${w.variable}`);
-  const dims = v.dimensions.map((d) => {
-    const r = w.index[d.sourceName];
-    assert.ok(r, `window index names dimension ${d.sourceName}`);
-    return r;
-  });
-  assert.equal(Object.keys(w.index).length, v.dimensions.length);
-  const slab = await v.read({
-    dims,
-    window: { x: w.cols[0], y: w.rows[0], width: w.cols[1] - w.cols[0], height: w.rows[1] - w.rows[0] },
-  });
-  const what = `${w.variable} ${JSON.stringify(w.index)} rows ${w.rows} cols ${w.cols}`;
-  assert.deepEqual([...slab.shape], w.shape, what);
-  assert.ok(slab.data instanceof ARRAY_OF[v.pixelType], `${what}: a ${v.pixelType} array, got ${slab.data.constructor.name}`);
-  assert.equal(slab.data.length, w.values.length, what);
-  assert.deepEqual(asGoldenValues(slab.data, v.nodata), w.values, what);
-  assert.deepEqual(Array.from(cube.grid.y.subarray(w.rows[0], w.rows[1])), w.y, `${what}: row centres`);
-  assert.deepEqual(Array.from(cube.grid.x.subarray(w.cols[0], w.cols[1])), w.x, `${what}: column centres`);
-}
-
-function checkGrid(cube: Cube, g: Golden): void {
-  assert.equal(cube.grid.width, g.grid.width);
-  assert.equal(cube.grid.height, g.grid.height);
-  assert.deepEqual([...cube.grid.transform], g.grid.transform);
-  assert.equal(cube.grid.crs.epsg, g.grid.epsg);
-  assert.deepEqual(Array.from(cube.grid.x), g.grid.x);
-  assert.deepEqual(Array.from(cube.grid.y), g.grid.y);
-}
-
-function checkVariable(v: Variable, gv: GoldenVariable): void {
-  assert.equal(v.name, gv.name);
-  assert.equal(v.pixelType, gv.pixel_type);
-  const nd = goldenNodata(gv.nodata);
-  if (nd === undefined) assert.equal(v.nodata, undefined, `${v.name} has no nodata`);
-  else if (Number.isNaN(nd)) assert.ok(Number.isNaN(v.nodata), `${v.name} nodata is NaN`);
-  else assert.equal(v.nodata, nd);
-  assert.equal(v.unit, gv.unit);
-  assert.deepEqual([...v.chunkShape], gv.chunk_shape);
-  assert.equal(v.dimensions.length, gv.dims.length);
-  gv.dims.forEach((gd, i) => {
-    const d = v.dimensions[i];
-    assert.equal(d.name, gd.name);
-    assert.equal(d.sourceName, gd.source_name);
-    assert.equal(d.unit, gd.unit);
-    assert.deepEqual([...d.values], gd.values);
-    assert.equal(d.interval, gd.interval ?? undefined);
-    assert.equal(d.intervalUnit, gd.interval_unit ?? undefined);
-  });
 }
 
 /** The error must be one of Strata's data errors and name the file. */
@@ -181,10 +59,10 @@ async function openAndReadAll(path: string): Promise<void> {
 
 for (const stem of ["geo_4326_3band", "utm_uint16"]) {
   describe(`GeoTIFF ${stem}.tif against its golden`, () => {
-    const golden = loadGolden(stem);
+    const golden = loadGolden<GeoTiffGolden>(stem);
     let cube: Cube;
     before(async () => {
-      cube = await openCube(join(FIXTURES, golden.file));
+      cube = await openCube(join(SMALL_FIXTURES, golden.file));
     });
     after(async () => {
       await cube?.close();
@@ -218,10 +96,10 @@ for (const stem of ["geo_4326_3band", "utm_uint16"]) {
 }
 
 describe("GeoTIFF geo_4326_3band.tif specifics", () => {
-  const golden = loadGolden("geo_4326_3band");
+  const golden = loadGolden<GeoTiffGolden>("geo_4326_3band");
   let cube: Cube;
   before(async () => {
-    cube = await openCube(join(FIXTURES, "geo_4326_3band.tif"));
+    cube = await openCube(join(SMALL_FIXTURES, "geo_4326_3band.tif"));
   });
   after(async () => {
     await cube?.close();
@@ -276,7 +154,7 @@ describe("GeoTIFF: damaged and foreign files are refused with an error naming th
     // is cut; size - 10: only the end of the last tile / strip is missing.
     for (const cut of ["8", "100", "half", "size-10"]) {
       test(`${file} truncated at ${cut} bytes`, async () => {
-        const bytes = await readFile(join(FIXTURES, file));
+        const bytes = await readFile(join(SMALL_FIXTURES, file));
         const n = cut === "half" ? bytes.length >> 1 : cut === "size-10" ? bytes.length - 10 : Number(cut);
         const path = join(dir, `truncated_${n}_${file}`);
         await writeFile(path, bytes.subarray(0, n));
@@ -300,7 +178,7 @@ describe("GeoTIFF: damaged and foreign files are refused with an error naming th
   test("a TIFF without georeferencing tags", async () => {
     // Rename the ModelPixelScale (33550) and ModelTiepoint (33922) tags of a copy to
     // private codes, leaving a valid plain TIFF.
-    const bytes = Buffer.from(await readFile(join(FIXTURES, "utm_uint16.tif")));
+    const bytes = Buffer.from(await readFile(join(SMALL_FIXTURES, "utm_uint16.tif")));
     assert.equal(bytes.toString("latin1", 0, 2), "II");
     const ifd = bytes.readUInt32LE(4);
     const count = bytes.readUInt16LE(ifd);
