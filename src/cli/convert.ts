@@ -2,7 +2,8 @@
 import { rm, stat } from "node:fs/promises";
 import { InvalidInputError } from "../cube/errors.js";
 import { openCube } from "../io/open.js";
-import { writeCube } from "../io/writeCube.js";
+import { wholeCubePlan } from "../tasks/plan.js";
+import { writeSubset } from "../tasks/subset.js";
 import type { Command } from "./main.js";
 import { parseCommandArgs } from "./main.js";
 import { resolveSource, storeSpecs } from "./source.js";
@@ -25,7 +26,7 @@ Options:
     if (await stat(output).catch(() => undefined)) throw new InvalidInputError(`${output} already exists; choose a new output path`);
     const cube = await openCube(await resolveSource(input, storeSpecs(values.store as string[] | undefined)));
     try {
-      await writeCube(cube, output);
+      await writeSubset(cube, wholeCubePlan(cube), output);
     } catch (e) {
       await rm(output, { recursive: true, force: true });
       throw e;

@@ -3,6 +3,7 @@
  * `intervalUnit`). Time intervals are calendar-aware: monthly data is regular in Months
  * even though months differ in length.
  */
+import { type Dimension, STD_TIME } from "./types.js";
 
 export interface Interval {
   readonly interval?: number;
@@ -50,4 +51,11 @@ function timeInterval(values: readonly number[]): Interval {
   const k = months[1] - months[0];
   if (k <= 0 || !months.every((m, i) => i === 0 || m - months[i - 1] === k)) return {};
   return k % 12 === 0 ? { interval: k / 12, intervalUnit: "Years" } : { interval: k, intervalUnit: "Months" };
+}
+
+/** The dimension restricted to the given indices (in order), its interval recomputed. */
+export function subsetDimension(d: Dimension, indices: readonly number[]): Dimension {
+  const values = indices.map((i) => d.values[i]);
+  const { interval: _interval, intervalUnit: _unit, ...rest } = d;
+  return { ...rest, values, ...dimensionInterval(values, d.name === STD_TIME) };
 }

@@ -106,3 +106,32 @@ function mean(a: Float64Array): number {
   for (const v of a) s += v;
   return a.length ? s / a.length : 0;
 }
+
+/** The grid of a window of `grid` (same CRS and cell size, exact coordinates kept). */
+export function windowGrid(grid: Grid, w: { x: number; y: number; width: number; height: number }): Grid {
+  const [t0, t1, t2, t3, t4, t5] = grid.transform;
+  return {
+    width: w.width,
+    height: w.height,
+    transform: [t0 + w.x * t1 + w.y * t2, t1, t2, t3 + w.x * t4 + w.y * t5, t4, t5],
+    crs: grid.crs,
+    x: grid.x.slice(w.x, w.x + w.width),
+    y: grid.y.slice(w.y, w.y + w.height),
+  };
+}
+
+/**
+ * The pixel window of `grid` covering an envelope in the grid's CRS (cells whose area
+ * intersects it), or undefined when they do not overlap. North-up grids without rotation.
+ */
+export function envelopeWindow(
+  grid: Grid,
+  env: { xmin: number; ymin: number; xmax: number; ymax: number },
+): { x: number; y: number; width: number; height: number } | undefined {
+  const [t0, t1, , t3, , t5] = grid.transform;
+  const c0 = Math.max(0, Math.floor((env.xmin - t0) / t1 + 1e-9));
+  const c1 = Math.min(grid.width, Math.ceil((env.xmax - t0) / t1 - 1e-9));
+  const r0 = Math.max(0, Math.floor((env.ymax - t3) / t5 + 1e-9));
+  const r1 = Math.min(grid.height, Math.ceil((env.ymin - t3) / t5 - 1e-9));
+  return c1 > c0 && r1 > r0 ? { x: c0, y: r0, width: c1 - c0, height: r1 - r0 } : undefined;
+}

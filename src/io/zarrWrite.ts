@@ -56,8 +56,11 @@ export interface ZarrWriter {
   readonly chunkShapes: ReadonlyMap<string, readonly number[]>;
   /** Write `slab` at `start` (over [...dims, rows, cols]) of the named variable. */
   writeBlock(variable: string, start: readonly number[], slab: Slab): Promise<void>;
-  /** Write consolidated metadata; the store is complete after this. */
-  finish(): Promise<void>;
+  /**
+   * Add `attributes` to the root (e.g. statistics known only once everything is written),
+   * then write consolidated metadata; the store is complete after this.
+   */
+  finish(attributes?: Record<string, unknown>): Promise<void>;
 }
 
 /**
@@ -131,7 +134,7 @@ export async function createZarrWriter(path: string, spec: CubeSpec): Promise<Za
       const stride = strides(slab.shape);
       await zarr.set(arr, selection, { data: slab.data as never, shape: [...slab.shape], stride });
     },
-    finish: () => consolidate(path, created),
+    finish: (attributes) => consolidate(path, created, attributes ? jsonSafe(attributes) : {}),
   };
 }
 
@@ -222,9 +225,10 @@ async function writeGridMapping(root: zarr.Group<FileSystemStore>, grid: Grid): 
 }
 
 /** Inline consolidated metadata (zarr-python 3's format) in the root zarr.json. */
-async function consolidate(path: string, nodes: readonly string[]): Promise<void> {
+async function consolidate(path: string, nodes: readonly string[], attributes: Record<string, unknown>): Promise<void> {
   const rootFile = join(path, "zarr.json");
-  const rootMeta = JSON.parse(await readFile(rootFile, "utf8")) as Record<string, unknown>;
+  const rootMeta = JSON.parse(await readFile(rootFile, "utf8")) as { attributes: Record<string, unknown> } & Record<string, unknown>;
+  Object.assign(rootMeta.attributes, attributes);
   const metadata: Record<string, unknown> = {};
   for (const node of nodes) metadata[node] = JSON.parse(await readFile(join(path, node, "zarr.json"), "utf8"));
   rootMeta.consolidated_metadata = { kind: "inline", must_understand: false, metadata };

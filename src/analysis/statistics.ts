@@ -1,0 +1,62 @@
+/**
+ * Streaming statistics of a variable's valid values (min, max, mean, population standard
+ * deviation, count), accumulated block by block while an output is written, so image
+ * services can answer them without reading the data again.
+ */
+import type { TypedArray } from "../cube/types.js";
+
+export interface Statistics {
+  readonly min: number;
+  readonly max: number;
+  readonly mean: number;
+  readonly stddev: number;
+  readonly count: number;
+}
+
+export interface StatisticsAccumulator {
+  add(data: TypedArray, nodata: number | undefined): void;
+  result(): Statistics | undefined;
+}
+
+/**
+ * Welford's update merged per block (Chan et al.), stable for long series.
+ * @example
+ * const acc = statisticsAccumulator(); acc.add(slab.data, v.nodata); acc.result();
+ */
+export function statisticsAccumulator(): StatisticsAccumulator {
+  let n = 0;
+  let mean = 0;
+  let m2 = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  return {
+    add(data, nodata) {
+      let bn = 0;
+      let bsum = 0;
+      for (let i = 0; i < data.length; i++) {
+        const x = data[i];
+        if (x !== x || x === nodata) continue; // NaN or nodata
+        bn++;
+        bsum += x;
+        if (x < min) min = x;
+        if (x > max) max = x;
+      }
+      if (bn === 0) return;
+      const bmean = bsum / bn;
+      let bm2 = 0;
+      for (let i = 0; i < data.length; i++) {
+        const x = data[i];
+        if (x !== x || x === nodata) continue;
+        bm2 += (x - bmean) * (x - bmean);
+      }
+      const total = n + bn;
+      const delta = bmean - mean;
+      mean += (delta * bn) / total;
+      m2 += bm2 + (delta * delta * n * bn) / total;
+      n = total;
+    },
+    result() {
+      return n === 0 ? undefined : { min, max, mean, stddev: Math.sqrt(m2 / n), count: n };
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * Copy the kept slices and window of a cube's variables into a sink, one output chunk
+ * (one slice by one spatial tile) at a time: memory is one tile whatever the cube's size.
+ * Pure orchestration over the Cube interface; knows nothing of formats or jobs.
+ */
+import type { Cube, Slab, Window } from "../cube/types.js";
+import { type Statistics, statisticsAccumulator } from "./statistics.js";
+
+export interface BlockSink {
+  /** Write `slab` at `start` (over [...dims, rows, cols] of the output variable). */
+  writeBlock(variable: string, start: readonly number[], slab: Slab): Promise<void>;
+}
+
+export interface SubsetPlan {
+  /** Variables to copy, each with the kept source indices of each of its dimensions. */
+  readonly variables: readonly { readonly name: string; readonly indices: readonly (readonly number[])[] }[];
+  /** Spatial window of the source (north-up pixels). */
+  readonly window: Window;
+  /** Spatial tile edge of output chunks. */
+  readonly tile: number;
+}
+
+export interface CopyOptions {
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (fraction: number) => void;
+}
+
+/**
+ * @example
+ * const stats = await copySubset(cube, { variables: [{ name: "sst", indices: [[0, 2]] }], window, tile: 512 }, writer);
+ */
+export async function copySubset(
+  cube: Cube,
+  plan: SubsetPlan,
+  sink: BlockSink,
+  options: CopyOptions = {},
+): Promise<Map<string, Statistics | undefined>> {
+  const { window: w, tile } = plan;
+  const tilesY = Math.ceil(w.height / tile);
+  const tilesX = Math.ceil(w.width / tile);
+  const slicesOf = (indices: readonly (readonly number[])[]) => indices.reduce((n, list) => n * list.length, 1);
+  const total = plan.variables.reduce((n, v) => n + slicesOf(v.indices) * tilesY * tilesX, 0);
+  const stats = new Map<string, Statistics | undefined>();
+  let done = 0;
+  for (const spec of plan.variables) {
+    const v = cube.variables.find((x) => x.name === spec.name);
+    if (!v) throw new Error(`no variable ${spec.name} in the input`);
+    const acc = statisticsAccumulator();
+    const slices = slicesOf(spec.indices);
+    for (let s = 0; s < slices; s++) {
+      // The s-th combination of kept indices, last dimension fastest; out = its output position.
+      const out = new Array<number>(spec.indices.length);
+      let rem = s;
+      for (let d = spec.indices.length - 1; d >= 0; d--) {
+        out[d] = rem % spec.indices[d].length;
+        rem = Math.floor(rem / spec.indices[d].length);
+      }
+      const dims = out.map((o, d) => [spec.indices[d][o], spec.indices[d][o] + 1] as const);
+      for (let ty = 0; ty < tilesY; ty++) {
+        for (let tx = 0; tx < tilesX; tx++) {
+          options.signal?.throwIfAborted();
+          const y = ty * tile;
+          const x = tx * tile;
+          const window = { x: w.x + x, y: w.y + y, width: Math.min(tile, w.width - x), height: Math.min(tile, w.height - y) };
+          const slab = await v.read({ dims, window, signal: options.signal });
+          acc.add(slab.data, v.nodata);
+          await sink.writeBlock(spec.name, [...out, y, x], slab);
+          options.onProgress?.(++done / total);
+        }
+      }
+    }
+    stats.set(spec.name, acc.result());
+  }
+  return stats;
+}

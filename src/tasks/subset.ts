@@ -1,0 +1,245 @@
+/**
+ * SubsetMultidimensionalRaster (SPEC §6): keep some variables, some slices of their
+ * dimensions and, with context.extent, a window of the grid.
+ */
+import { copySubset, type SubsetPlan } from "../analysis/subset.js";
+import type { Statistics } from "../analysis/statistics.js";
+import { subsetDimension } from "../cube/dimension.js";
+import { InvalidInputError } from "../cube/errors.js";
+import { windowGrid } from "../cube/grid.js";
+import type { Cube, Dimension, Window } from "../cube/types.js";
+import { openCube } from "../io/open.js";
+import { TILE, createZarrWriter } from "../io/zarrWrite.js";
+import { openRasterStore } from "../store/rasterStore.js";
+import { parseContext } from "./context.js";
+import {
+  type ParameterSpec,
+  type TaskInfo,
+  collectParameters,
+  parseJson,
+  parseKeyword,
+  parseNumber,
+  parseStringList,
+  required,
+} from "./gp.js";
+import { DIMENSION_DEFINITIONS, type DefinitionInput, ITERATION_UNITS, selectSlices } from "./selection.js";
+import type { InputLocation, OutputTarget, Parsed, RunContext, RunOutput, TaskDefinition } from "./types.js";
+
+const DIMENSION_DEFINITION: ParameterSpec = {
+  name: "dimensionDefinition",
+  aliases: ["dimensionDef"],
+  dataType: "GPString",
+  displayName: "Dimension Definition",
+  description: "How slices are chosen: ALL, BY_VALUE (dimensionValues), BY_RANGES (dimensionRanges) or BY_ITERATION.",
+  defaultValue: "ALL",
+  choiceList: DIMENSION_DEFINITIONS,
+};
+const ITERATION_UNIT: ParameterSpec = {
+  name: "iterationUnit",
+  dataType: "GPString",
+  displayName: "Iteration Unit",
+  description: "BY_ITERATION: the unit of iterationStep; required when iterating StdTime. Month and year steps are calendar steps.",
+  choiceList: ITERATION_UNITS,
+};
+
+export const SUBSET_INFO: TaskInfo = {
+  name: "SubsetMultidimensionalRaster",
+  displayName: "Subset Multidimensional Raster",
+  description:
+    "Creates a multidimensional raster holding the chosen variables and slices of an input, published as a hosted image service.",
+  category: "Multidimensional Analysis",
+  parameters: [
+    {
+      name: "inputMultidimensionalRaster",
+      dataType: "GPRasterDataLayer",
+      displayName: "Input Multidimensional Raster",
+      description:
+        'The raster to subset: {"itemId": ...}, {"url": ...} of a hosted image service, or {"uri": "/fileShares/<share>/<path>"}.',
+      required: true,
+    },
+    {
+      name: "outputName",
+      dataType: "GPString",
+      displayName: "Output Name",
+      description:
+        'The output image service: {"serviceProperties":{"name":"..."}} to create one, or {"itemId": ...} of a service you own to update it.',
+      required: true,
+    },
+    {
+      name: "variables",
+      dataType: "GPMultiValue:GPString",
+      displayName: "Variables",
+      description: "Variables to keep, as a JSON list or comma-separated; all when absent.",
+    },
+    DIMENSION_DEFINITION,
+    {
+      name: "dimensionRanges",
+      dataType: "GPString",
+      displayName: "Dimension Ranges",
+      description: 'BY_RANGES: [{"dimension":"StdTime","minValue":"2000-01-01","maxValue":"2000-12-31"}, ...]; bounds inclusive.',
+    },
+    {
+      name: "dimensionValues",
+      dataType: "GPString",
+      displayName: "Dimension Values",
+      description: 'BY_VALUE: [{"dimension":"StdZ","value":-50}, ...]; exact match; StdTime also accepts month names (January, Jan).',
+    },
+    { name: "dimension", dataType: "GPString", displayName: "Dimension", description: "BY_ITERATION: the dimension to iterate." },
+    {
+      name: "startOfFirstIteration",
+      dataType: "GPString",
+      displayName: "Start of First Iteration",
+      description: "BY_ITERATION: start of the first window (inclusive).",
+    },
+    {
+      name: "endOfFirstIteration",
+      dataType: "GPString",
+      displayName: "End of First Iteration",
+      description: "BY_ITERATION: end of the first window (inclusive).",
+    },
+    {
+      name: "iterationStep",
+      dataType: "GPDouble",
+      displayName: "Iteration Step",
+      description: "BY_ITERATION: the window repeats every step x unit until past the last slice.",
+    },
+    ITERATION_UNIT,
+    {
+      name: "context",
+      dataType: "GPString",
+      displayName: "Context",
+      description:
+        'Environment settings as JSON, e.g. {"extent":{"xmin":..,"ymin":..,"xmax":..,"ymax":..,"spatialReference":{"wkid":4326}}}.',
+    },
+  ],
+};
+
+/** Options of a Subset job (JSON, stored with the job and handed to the worker). */
+export interface SubsetOptions {
+  readonly input: InputLocation;
+  readonly variables: readonly { readonly name: string; readonly indices: readonly (readonly number[])[] }[];
+  readonly window: Window;
+}
+
+async function parse(params: Record<string, string>, env: Parameters<TaskDefinition["parse"]>[1]): Promise<Parsed<SubsetOptions>> {
+  const { values, unknown } = collectParameters(SUBSET_INFO, params);
+  const warnings = unknown.map((k) => `${k} is not a parameter of ${SUBSET_INFO.name}; it was ignored`);
+  const inputDescriptor = parseJson(required(values, "inputMultidimensionalRaster"), "inputMultidimensionalRaster");
+  const outputDescriptor = parseJson(required(values, "outputName"), "outputName");
+  const definition = parseKeyword(values.get("dimensionDefinition"), DIMENSION_DEFINITION);
+  const wanted = parseStringList(values.get("variables"), "variables");
+
+  const input = await env.resolveInput(inputDescriptor, "inputMultidimensionalRaster");
+  warnings.push(...input.warnings);
+  const output: OutputTarget = await env.resolveOutput(outputDescriptor, "outputName");
+  const cube = await env.openCube(input.location);
+  try {
+    const chosen = wanted
+      ? wanted.map((name) => {
+          const v = cube.variables.find((x) => x.name.toLowerCase() === name.toLowerCase());
+          if (!v) {
+            throw new InvalidInputError(
+              `variable "${name}" is not in the input (it has: ${cube.variables.map((x) => x.name).join(", ")})`,
+              {
+                parameter: "variables",
+              },
+            );
+          }
+          return v;
+        })
+      : cube.variables;
+    const dims = uniqueDimensions(chosen.flatMap((v) => v.dimensions));
+    const selection = selectSlices(dims, definitionInput(definition, values));
+    const context = parseContext(values.get("context"), cube.grid);
+    warnings.push(...context.warnings);
+    const variables = chosen.map((v) => ({
+      name: v.name,
+      indices: v.dimensions.map((d) => selection.get(d.name) ?? d.values.map((_, i) => i)),
+    }));
+    return { options: { input: input.location, variables, window: context.window }, output, warnings };
+  } finally {
+    await cube.close();
+  }
+}
+
+function definitionInput(definition: string, values: Map<string, string>): DefinitionInput {
+  switch (definition) {
+    case "BY_VALUE":
+      return { kind: "BY_VALUE", values: parseJson(required(values, "dimensionValues"), "dimensionValues") };
+    case "BY_RANGES":
+      return { kind: "BY_RANGES", ranges: parseJson(required(values, "dimensionRanges"), "dimensionRanges") };
+    case "BY_ITERATION": {
+      const unitText = values.get("iterationUnit");
+      return {
+        kind: "BY_ITERATION",
+        iteration: {
+          dimension: required(values, "dimension"),
+          start: jsonOrText(required(values, "startOfFirstIteration")),
+          end: jsonOrText(required(values, "endOfFirstIteration")),
+          step: parseNumber(required(values, "iterationStep"), "iterationStep")!,
+          unit: unitText ? (parseKeyword(unitText, ITERATION_UNIT) as (typeof ITERATION_UNITS)[number]) : undefined,
+        },
+      };
+    }
+    default:
+      return { kind: "ALL" };
+  }
+}
+
+/** Iteration bounds come as plain text ("2000-01-01", "-50") or JSON numbers. */
+function jsonOrText(text: string): unknown {
+  const n = Number(text);
+  return text.trim() !== "" && Number.isFinite(n) ? n : text.trim().replace(/^"(.*)"$/, "$1");
+}
+
+function uniqueDimensions(dims: readonly Dimension[]): Dimension[] {
+  const seen = new Map<string, Dimension>();
+  for (const d of dims) if (!seen.has(d.name)) seen.set(d.name, d);
+  return [...seen.values()];
+}
+
+/**
+ * Write the planned subset of `cube` as a new Zarr store at `path`, with its statistics.
+ * @example
+ * await writeSubset(cube, { variables: [{ name: "sst", indices: [[0, 1, 2]] }], window, tile: TILE }, "/tmp/out.zarr");
+ */
+export async function writeSubset(
+  cube: Cube,
+  plan: SubsetPlan,
+  path: string,
+  options: { signal?: AbortSignal; onProgress?: (fraction: number) => void } = {},
+): Promise<Map<string, Statistics | undefined>> {
+  const grid = windowGrid(cube.grid, plan.window);
+  const variables = plan.variables.map((p) => {
+    const v = cube.variables.find((x) => x.name === p.name)!;
+    return { ...v, dimensions: v.dimensions.map((d, i) => subsetDimension(d, p.indices[i])) };
+  });
+  const writer = await createZarrWriter(path, { grid, attributes: cube.attributes, variables });
+  const stats = await copySubset(cube, plan, writer, options);
+  await writer.finish({ "strata:statistics": Object.fromEntries(stats) });
+  return stats;
+}
+
+async function run(options: SubsetOptions, ctx: RunContext): Promise<RunOutput> {
+  const cube = await openCube(options.input.url ? new URL(options.input.url) : options.input.path!);
+  const store = await openRasterStore(ctx.dataDir, { sweep: false });
+  const pending = await store.begin();
+  ctx.report("pendingDataset", pending.id);
+  try {
+    const slices = options.variables.reduce((n, v) => n + v.indices.reduce((m, l) => m * l.length, 1), 0);
+    ctx.message("esriJobMessageTypeInformative", `Writing ${options.variables.length} variable(s), ${slices} slice(s) in all`);
+    await writeSubset(cube, { ...options, tile: TILE }, pending.path, {
+      signal: ctx.signal,
+      onProgress: (f) => ctx.progress(Math.round(f * 100)),
+    });
+    await pending.commit();
+    return { datasetId: pending.id };
+  } catch (e) {
+    await pending.abort();
+    throw e;
+  } finally {
+    await cube.close();
+  }
+}
+
+export const subsetTask: TaskDefinition<SubsetOptions> = { info: SUBSET_INFO, parse, run };

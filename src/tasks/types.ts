@@ -1,0 +1,61 @@
+/**
+ * What a GP task is: its parameter table, a parser that validates a request before any job
+ * exists (400 now, not later), and a runner that executes in a worker thread.
+ */
+import type { Cube } from "../cube/types.js";
+import type { TaskInfo } from "./gp.js";
+
+/** Where an input raster lives once its descriptor is resolved (a path, or a Zarr URL). */
+export interface InputLocation {
+  readonly path?: string;
+  readonly url?: string;
+}
+
+/** Output descriptor (SPEC §5) once checked. */
+export type OutputTarget =
+  | {
+      readonly kind: "create";
+      readonly serviceName: string;
+      readonly itemProperties: Readonly<Record<string, unknown>>;
+      readonly capabilities?: string;
+    }
+  | { readonly kind: "update"; readonly serviceName: string; readonly itemId: string };
+
+/** Services the parser needs, implemented above tasks/ (portal, services, data stores). */
+export interface ParseEnv {
+  /** Resolve an input raster descriptor (SPEC §4) the caller may read; 400/403 otherwise. */
+  resolveInput(descriptor: unknown, parameter: string): Promise<{ location: InputLocation; warnings: string[] }>;
+  /** Check an output descriptor (SPEC §5): a free name to create, or a service the caller owns. */
+  resolveOutput(descriptor: unknown, parameter: string): Promise<OutputTarget>;
+  openCube(location: InputLocation): Promise<Cube>;
+}
+
+export interface Parsed<O> {
+  /** JSON-serialisable options handed to `run` (in a worker) and stored with the job. */
+  readonly options: O;
+  readonly output: OutputTarget;
+  /** Warning messages for the job (ignored descriptor keys, unknown context keys ...). */
+  readonly warnings: string[];
+}
+
+/** What a worker gives a running task. */
+export interface RunContext {
+  readonly signal: AbortSignal;
+  /** The data directory of the raster store outputs are written to. */
+  readonly dataDir: string;
+  progress(percentage: number, message?: string): void;
+  message(type: "esriJobMessageTypeInformative" | "esriJobMessageTypeWarning" | "esriJobMessageTypeError", description: string): void;
+  /** Tell the main thread about something to clean up if this run dies (a pending dataset). */
+  report(key: string, value: unknown): void;
+}
+
+/** What a successful run returns: the committed dataset to publish. */
+export interface RunOutput {
+  readonly datasetId: string;
+}
+
+export interface TaskDefinition<O = unknown> {
+  readonly info: TaskInfo;
+  parse(params: Record<string, string>, env: ParseEnv): Promise<Parsed<O>>;
+  run(options: O, ctx: RunContext): Promise<RunOutput>;
+}
