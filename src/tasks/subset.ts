@@ -125,7 +125,9 @@ async function parse(params: Record<string, string>, env: Parameters<TaskDefinit
   const { values, unknown } = collectParameters(SUBSET_INFO, params);
   const warnings = unknown.map((k) => `${k} is not a parameter of ${SUBSET_INFO.name}; it was ignored`);
   const inputDescriptor = parseJson(required(values, "inputMultidimensionalRaster"), "inputMultidimensionalRaster");
-  const outputDescriptor = parseJson(required(values, "outputName"), "outputName");
+  const outputText = required(values, "outputName").trim();
+  // outputName is a JSON descriptor, or a bare service name as some clients send it.
+  const outputDescriptor = outputText.startsWith("{") ? parseJson(outputText, "outputName") : outputText;
   const definition = parseKeyword(values.get("dimensionDefinition"), DIMENSION_DEFINITION);
   const wanted = parseStringList(values.get("variables"), "variables");
 

@@ -1,0 +1,45 @@
+/**
+ * One way to answer every resource: f=json (compact), f=pjson (indented), f=html (a page as
+ * the ArcGIS services directory draws it; the default when f is absent). Errors go through
+ * the same path, so no route writes an error its own way.
+ */
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { errorBody } from "./errors.js";
+import { type HtmlPage, errorPage, renderPage } from "./html.js";
+import { requestParams } from "./params.js";
+
+export type Format = "json" | "pjson" | "html";
+
+export function formatOf(request: FastifyRequest): Format {
+  const f = (requestParams(request).f ?? "").toLowerCase();
+  return f === "json" || f === "pjson" ? f : f === "" || f === "html" ? "html" : "json";
+}
+
+/**
+ * Answer `body` in the requested format; `page` draws it as HTML (default: the JSON shown).
+ * @example
+ * return send(request, reply, info, () => ({ title: "Server info", sections: [...] }));
+ */
+export function send(request: FastifyRequest, reply: FastifyReply, body: unknown, page?: () => HtmlPage): FastifyReply {
+  const f = formatOf(request);
+  if (f === "html") {
+    return reply.type("text/html; charset=utf-8").send(renderPage(page ? page() : { title: "JSON", json: body }, request));
+  }
+  reply.type("application/json; charset=utf-8");
+  return reply.send(f === "pjson" ? JSON.stringify(body, null, 2) : JSON.stringify(body));
+}
+
+/** The ArcGIS error envelope: HTTP 200 for JSON (clients read the body), the real status for HTML. */
+export function sendError(request: FastifyRequest, reply: FastifyReply, e: unknown): FastifyReply {
+  const error = errorBody(e);
+  if (error.code === 500) request.log.error({ err: e }, "internal error");
+  else request.log.info({ code: error.code, message: error.message, details: error.details }, "request refused");
+  const f = formatOf(request);
+  if (f === "html") {
+    const status = [400, 403, 404, 500].includes(error.code) ? error.code : error.code === 498 || error.code === 499 ? 401 : 400;
+    return reply.code(status).type("text/html; charset=utf-8").send(errorPage(error, request));
+  }
+  reply.type("application/json; charset=utf-8");
+  const body = { error };
+  return reply.code(200).send(f === "pjson" ? JSON.stringify(body, null, 2) : JSON.stringify(body));
+}

@@ -1,0 +1,137 @@
+/**
+ * The JSON an ArcGIS client reads from a hosted image service: the root resource and
+ * `multidimensionalInfo`, built from the dataset's cube and its stored statistics.
+ */
+import type { Statistics } from "../analysis/statistics.js";
+import type { Cube, Grid, PixelType } from "../cube/types.js";
+import { STD_TIME } from "../cube/types.js";
+
+/** Largest exportImage a service accepts (ArcGIS Image Server's defaults). */
+export const MAX_IMAGE_WIDTH = 4100;
+export const MAX_IMAGE_HEIGHT = 15000;
+export const CAPABILITIES = "Image,Metadata,Catalog,Mensuration,Multidimensional,Download";
+
+export type StatisticsByVariable = Readonly<Record<string, Statistics | undefined | null>>;
+
+/** The ArcGIS spatialReference object of a grid. */
+export function spatialReference(grid: Grid): Record<string, unknown> {
+  const epsg = grid.crs.epsg;
+  if (epsg === 3857 || epsg === 102100) return { wkid: 102100, latestWkid: 3857 };
+  if (epsg !== undefined) return { wkid: epsg, latestWkid: epsg };
+  return grid.crs.wkt ? { wkt: grid.crs.wkt } : {};
+}
+
+export function gridExtent(grid: Grid): Record<string, unknown> {
+  const [t0, t1, , t3, , t5] = grid.transform;
+  const xs = [t0, t0 + t1 * grid.width];
+  const ys = [t3, t3 + t5 * grid.height];
+  return {
+    xmin: Math.min(...xs),
+    ymin: Math.min(...ys),
+    xmax: Math.max(...xs),
+    ymax: Math.max(...ys),
+    spatialReference: spatialReference(grid),
+  };
+}
+
+const ESRI_PIXEL_TYPE: Record<PixelType, string> = {
+  U8: "U8",
+  S8: "S8",
+  U16: "U16",
+  S16: "S16",
+  U32: "U32",
+  S32: "S32",
+  F32: "F32",
+  F64: "F64",
+};
+
+/**
+ * The ImageServer root resource. A multidimensional service shows one band: the statistics
+ * are those of its first variable (the default a client draws).
+ * @example
+ * imageServiceInfo("sst_subset", cube, stats, { description: "..." })
+ */
+export function imageServiceInfo(
+  name: string,
+  cube: Cube,
+  stats: StatisticsByVariable,
+  meta: { description?: string; copyrightText?: string; capabilities?: string } = {},
+): Record<string, unknown> {
+  const grid = cube.grid;
+  const first = cube.variables[0];
+  const s = first ? stats[first.name] : undefined;
+  const extent = gridExtent(grid);
+  const times = cube.variables.flatMap((v) => v.dimensions.filter((d) => d.name === STD_TIME).flatMap((d) => d.values));
+  const nodata = first?.nodata;
+  return {
+    currentVersion: 11.3,
+    serviceDescription: meta.description ?? "",
+    name,
+    description: meta.description ?? "",
+    serviceDataType: "esriImageServiceDataTypeScientific",
+    extent,
+    initialExtent: extent,
+    fullExtent: extent,
+    spatialReference: spatialReference(grid),
+    pixelSizeX: Math.abs(grid.transform[1]),
+    pixelSizeY: Math.abs(grid.transform[5]),
+    bandCount: 1,
+    pixelType: first ? ESRI_PIXEL_TYPE[first.pixelType] : "F32",
+    minPixelSize: 0,
+    maxPixelSize: 0,
+    copyrightText: meta.copyrightText ?? "",
+    minValues: s ? [s.min] : [],
+    maxValues: s ? [s.max] : [],
+    meanValues: s ? [s.mean] : [],
+    stdvValues: s ? [s.stddev] : [],
+    hasMultidimensions: cube.variables.some((v) => v.dimensions.length > 0),
+    timeInfo: times.length
+      ? {
+          startTimeField: "StdTime",
+          endTimeField: "StdTime",
+          timeExtent: [Math.min(...times), Math.max(...times)],
+          timeReference: null,
+        }
+      : null,
+    capabilities: meta.capabilities ?? CAPABILITIES,
+    defaultResamplingMethod: "Bilinear",
+    maxImageWidth: MAX_IMAGE_WIDTH,
+    maxImageHeight: MAX_IMAGE_HEIGHT,
+    maxDownloadSizeLimit: 0,
+    allowRasterFunction: true,
+    hasHistograms: false,
+    hasColormap: false,
+    hasRasterAttributeTable: false,
+    noDataValue: nodata === undefined || Number.isNaN(nodata) ? null : nodata,
+    noDataValues: nodata === undefined || Number.isNaN(nodata) ? [] : [nodata],
+    bandNames: first ? [first.name] : [],
+    variableNames: cube.variables.map((v) => v.name),
+  };
+}
+
+/** The `multidimensionalInfo` resource; StdTime values in epoch milliseconds. */
+export function multidimensionalInfo(cube: Cube, stats: StatisticsByVariable, returnDimensionValues = true): Record<string, unknown> {
+  return {
+    multidimensionalInfo: {
+      variables: cube.variables.map((v) => {
+        const s = stats[v.name];
+        return {
+          name: v.name,
+          description: v.description,
+          unit: v.unit,
+          dimensions: v.dimensions.map((d) => ({
+            name: d.name,
+            description: d.description,
+            unit: d.unit,
+            extent: [Math.min(...d.values), Math.max(...d.values)],
+            hasRegularIntervals: d.interval !== undefined,
+            ...(d.interval !== undefined ? { interval: d.interval, intervalUnit: d.intervalUnit ?? d.unit } : {}),
+            hasRanges: false,
+            ...(returnDimensionValues ? { values: [...d.values] } : {}),
+          })),
+          statistics: s ? [{ min: s.min, max: s.max, mean: s.mean, standardDeviation: s.stddev, count: s.count }] : [],
+        };
+      }),
+    },
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * Publication (SPEC §5): a hosted image service is a portal item with a service name whose
+ * properties point at a committed dataset. Creating one makes the item; updating one points
+ * the existing item at a new dataset in one UPDATE (atomic for readers), then removes the
+ * old dataset. Item id and URL never change on update.
+ */
+import { InvalidInputError } from "../cube/errors.js";
+import { canWrite, type Viewer } from "../portal/access.js";
+import { createItem, getItem, getItemByServiceName, updateItem } from "../portal/items.js";
+import type { MetadataDb } from "../store/metadataDb.js";
+import type { RasterStore } from "../store/rasterStore.js";
+import type { OutputTarget } from "../tasks/types.js";
+import { type ServerUrls, serviceUrl } from "./urls.js";
+
+export interface Published {
+  readonly url: string;
+  readonly itemId: string;
+}
+
+/** typeKeywords ArcGIS gives hosted multidimensional image services. */
+const TYPE_KEYWORDS = ["Dynamic Imagery", "Multidimensional", "Hosted Service", "Raster"];
+
+/**
+ * @example
+ * const { url, itemId } = await publishOutput(db, store, urls, { kind: "create", serviceName: "sst", itemProperties: {} }, "alice", datasetId);
+ */
+export async function publishOutput(
+  db: MetadataDb,
+  store: RasterStore,
+  urls: ServerUrls,
+  target: OutputTarget,
+  owner: string,
+  datasetId: string,
+): Promise<Published> {
+  if (target.kind === "create") {
+    if (getItemByServiceName(db, target.serviceName)) {
+      throw new InvalidInputError(`the service name ${target.serviceName} was taken while the job ran`, { parameter: "outputName" });
+    }
+    const p = target.itemProperties;
+    const item = createItem(db, owner, {
+      title: typeof p.title === "string" && p.title ? p.title : target.serviceName,
+      description: typeof p.description === "string" ? p.description : "",
+      snippet: typeof p.snippet === "string" ? p.snippet : "",
+      tags: Array.isArray(p.tags) ? p.tags.map(String) : typeof p.tags === "string" ? p.tags.split(",").map((t) => t.trim()) : [],
+      folderId: typeof p.folderId === "string" && p.folderId ? p.folderId : null,
+      typeKeywords: TYPE_KEYWORDS,
+      serviceName: target.serviceName,
+      url: serviceUrl(urls, target.serviceName),
+      properties: { datasetId },
+    });
+    return { url: item.url!, itemId: item.id };
+  }
+  const item = getItem(db, target.itemId);
+  if (!item || !item.serviceName)
+    throw new InvalidInputError(`the service to update (item ${target.itemId}) no longer exists`, { parameter: "outputName" });
+  const old = item.properties.datasetId;
+  updateItem(db, item.id, { properties: { ...item.properties, datasetId } });
+  if (typeof old === "string" && old !== datasetId) await store.remove(old).catch(() => undefined);
+  return { url: item.url ?? serviceUrl(urls, item.serviceName), itemId: item.id };
+}
+
+/** The dataset a hosted service item serves. */
+export function datasetIdOf(item: { properties: Record<string, unknown> }): string | undefined {
+  const id = item.properties.datasetId;
+  return typeof id === "string" ? id : undefined;
+}
+
+/** Whether the viewer may replace this service's data. */
+export function canUpdateService(viewer: Viewer, item: { owner: string; serviceName: string | null }): boolean {
+  return item.serviceName !== null && canWrite(viewer, item);
+}

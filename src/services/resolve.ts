@@ -1,0 +1,157 @@
+/**
+ * Input raster descriptors (SPEC §4) and output descriptors (SPEC §5), resolved for one
+ * caller at submit time: every failure is a 400 naming the parameter (403 when the caller
+ * may not read or change what it names), before any job exists.
+ */
+import { InvalidInputError, NotFoundError, StrataError } from "../cube/errors.js";
+import { openCube } from "../io/open.js";
+import { type Viewer, canRead } from "../portal/access.js";
+import { AuthError } from "../portal/errors.js";
+import { getItem, getItemByServiceName } from "../portal/items.js";
+import type { DataStoreRegistry } from "../store/dataStores.js";
+import type { MetadataDb } from "../store/metadataDb.js";
+import type { RasterStore } from "../store/rasterStore.js";
+import type { InputLocation, OutputTarget, ParseEnv } from "../tasks/types.js";
+import { canUpdateService, datasetIdOf } from "./publish.js";
+import { type ServerUrls, hostedServiceName } from "./urls.js";
+
+export interface ResolveDeps {
+  readonly db: MetadataDb;
+  readonly store: RasterStore;
+  readonly dataStores: DataStoreRegistry;
+  readonly urls: ServerUrls;
+  /** Hosts whose Zarr stores may be read by URL (SPEC §4 allow-list). */
+  readonly allowedHosts: readonly string[];
+}
+
+const INPUT_KEYS = ["itemId", "url", "uri", "folderId"] as const;
+const SERVICE_NAME = /^[A-Za-z0-9_]{1,120}$/;
+
+/**
+ * @example
+ * const env = parseEnvFor(deps, viewer);
+ * const { location } = await env.resolveInput({ itemId }, "inputMultidimensionalRaster");
+ */
+export function parseEnvFor(deps: ResolveDeps, viewer: Viewer): ParseEnv {
+  return {
+    resolveInput: (descriptor, parameter) => resolveInput(deps, viewer, descriptor, parameter),
+    resolveOutput: (descriptor, parameter) => resolveOutput(deps, viewer, descriptor, parameter),
+    async openCube(location: InputLocation) {
+      return openCube(location.url ? new URL(location.url) : location.path!);
+    },
+  };
+}
+
+async function resolveInput(
+  deps: ResolveDeps,
+  viewer: Viewer,
+  descriptor: unknown,
+  parameter: string,
+): Promise<{ location: InputLocation; warnings: string[] }> {
+  if (typeof descriptor !== "object" || descriptor === null || Array.isArray(descriptor)) {
+    throw new InvalidInputError(`${parameter} must be a JSON object with itemId, url, uri or folderId`, { parameter });
+  }
+  const d = descriptor as Record<string, unknown>;
+  const present = INPUT_KEYS.filter((k) => d[k] !== undefined && d[k] !== null && d[k] !== "");
+  if (present.length === 0) throw new InvalidInputError(`${parameter} names no raster: give itemId, url, uri or folderId`, { parameter });
+  const [key, ...ignored] = present;
+  const warnings = ignored.length
+    ? [`${parameter}: ${key} was used; ${ignored.join(", ")} ignored (itemId wins, then url, uri, folderId)`]
+    : [];
+  const value = d[key];
+  if (typeof value !== "string") throw new InvalidInputError(`${parameter}.${key} must be a string`, { parameter });
+  const fail = (why: string) => new InvalidInputError(`${parameter}: ${why}`, { parameter });
+
+  if (key === "itemId") {
+    const item = getItem(deps.db, value);
+    if (!item) throw fail(`no item with id ${value}`);
+    if (!canRead(viewer, item))
+      throw new AuthError(403, undefined, { details: [`${parameter}: you may not read item ${value}`], parameter });
+    return { location: await itemLocation(deps, item, parameter), warnings };
+  }
+  if (key === "url") {
+    const name = hostedServiceName(deps.urls, value);
+    if (name) {
+      const item = getItemByServiceName(deps.db, name);
+      if (!item) throw fail(`there is no hosted image service named ${name}`);
+      if (!canRead(viewer, item))
+        throw new AuthError(403, undefined, { details: [`${parameter}: you may not read service ${name}`], parameter });
+      return { location: await itemLocation(deps, item, parameter), warnings };
+    }
+    let host: string;
+    try {
+      const u = new URL(value);
+      if (u.protocol !== "https:" && u.protocol !== "http:") throw new Error("not http");
+      host = u.host.toLowerCase();
+    } catch {
+      throw fail(`"${value}" is not an http(s) URL`);
+    }
+    if (!deps.allowedHosts.map((h) => h.toLowerCase()).includes(host)) {
+      throw fail(`${value} is not a hosted image service of this server, and ${host} is not on the allow-list of remote Zarr stores`);
+    }
+    return { location: { url: value }, warnings };
+  }
+  if (key === "uri") {
+    try {
+      const found = await deps.dataStores.resolve(value);
+      return { location: found.kind === "file" ? { path: found.path } : { url: found.url }, warnings };
+    } catch (e) {
+      if (e instanceof StrataError) throw fail(e.message);
+      throw e;
+    }
+  }
+  throw fail("folderId inputs (stacking a folder's rasters) are not supported by this server yet; name one raster by itemId, url or uri");
+}
+
+async function itemLocation(
+  deps: ResolveDeps,
+  item: { id: string; properties: Record<string, unknown> },
+  parameter: string,
+): Promise<InputLocation> {
+  const datasetId = datasetIdOf(item);
+  if (!datasetId) throw new InvalidInputError(`${parameter}: item ${item.id} has no raster data`, { parameter });
+  try {
+    return { path: await deps.store.resolve(datasetId) };
+  } catch (e) {
+    if (e instanceof NotFoundError)
+      throw new InvalidInputError(`${parameter}: the data of item ${item.id} is missing from the raster store`, { parameter });
+    throw e;
+  }
+}
+
+async function resolveOutput(deps: ResolveDeps, viewer: Viewer, descriptor: unknown, parameter: string): Promise<OutputTarget> {
+  const fail = (why: string) => new InvalidInputError(`${parameter}: ${why}`, { parameter });
+  // A bare string is a service name, as some clients send it.
+  const d = (typeof descriptor === "string" ? { serviceProperties: { name: descriptor } } : descriptor) as Record<string, unknown> | null;
+  if (typeof d !== "object" || d === null || Array.isArray(d))
+    throw fail('must be a JSON object such as {"serviceProperties":{"name":"my_output"}}');
+  const service = (d.serviceProperties ?? {}) as Record<string, unknown>;
+  const item = (d.itemProperties ?? {}) as Record<string, unknown>;
+  const existingId = (d.itemId ?? item.itemId) as unknown;
+  const existingUrl = (d.url ?? service.serviceUrl) as unknown;
+
+  if (existingId !== undefined || existingUrl !== undefined) {
+    const found =
+      typeof existingId === "string"
+        ? getItem(deps.db, existingId)
+        : typeof existingUrl === "string"
+          ? (() => {
+              const name = hostedServiceName(deps.urls, existingUrl);
+              return name ? getItemByServiceName(deps.db, name) : undefined;
+            })()
+          : undefined;
+    if (!found || !found.serviceName)
+      throw fail(`the image service to update (${String(existingId ?? existingUrl)}) does not exist on this server`);
+    if (!canUpdateService(viewer, found))
+      throw new AuthError(403, undefined, { details: [`${parameter}: you do not own service ${found.serviceName}`], parameter });
+    return { kind: "update", serviceName: found.serviceName, itemId: found.id };
+  }
+  const name = service.name;
+  if (typeof name !== "string" || name === "")
+    throw fail("give serviceProperties.name for a new service, or itemId/url of a service to update");
+  if (!SERVICE_NAME.test(name))
+    throw fail(`"${name.slice(0, 130)}" is not a valid service name (letters, digits and underscores, at most 120 characters)`);
+  if (getItemByServiceName(deps.db, name)) throw fail(`the service name ${name} is already taken`);
+  const capabilities = typeof service.capabilities === "string" ? service.capabilities : undefined;
+  return { kind: "create", serviceName: name, itemProperties: item, ...(capabilities ? { capabilities } : {}) };
+}
