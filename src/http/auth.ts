@@ -1,0 +1,43 @@
+/**
+ * Who is calling: a token from `token=`, `Authorization: Bearer` or
+ * `X-Esri-Authorization: Bearer` (SPEC §12). A bad token is 498 even where anonymous access
+ * would do, so a client learns its token expired instead of silently seeing less.
+ */
+import type { FastifyRequest } from "fastify";
+import type { Viewer } from "../portal/access.js";
+import { AuthError } from "../portal/errors.js";
+import { resolveToken } from "../portal/tokens.js";
+import type { MetadataDb } from "../store/metadataDb.js";
+import { requestParams } from "./params.js";
+
+export function tokenOf(request: FastifyRequest): string | undefined {
+  const fromParam = requestParams(request).token;
+  if (fromParam) return fromParam;
+  for (const header of ["x-esri-authorization", "authorization"]) {
+    const v = request.headers[header];
+    const m = typeof v === "string" ? v.match(/^Bearer\s+(\S+)$/i) : undefined;
+    if (m) return m[1];
+  }
+  return undefined;
+}
+
+/**
+ * The signed-in user, or undefined for an anonymous request (allowed only when the
+ * server was started with anonymous access; otherwise 499 Token Required).
+ */
+export function viewerOf(db: MetadataDb, request: FastifyRequest, allowAnonymous: boolean): Viewer {
+  const token = tokenOf(request);
+  if (!token) {
+    if (allowAnonymous) return undefined;
+    throw new AuthError(499);
+  }
+  const referer = typeof request.headers.referer === "string" ? request.headers.referer : undefined;
+  const user = resolveToken(db, token, { referer, ip: request.ip });
+  return { username: user.username, role: user.role };
+}
+
+/** A signed-in user is required whatever the server's anonymous setting. */
+export function signedIn(db: MetadataDb, request: FastifyRequest): NonNullable<Viewer> {
+  const viewer = viewerOf(db, request, false);
+  return viewer!;
+}

@@ -1,0 +1,252 @@
+/**
+ * The portal half of the API (`/sharing/rest/...`, SPEC §1 and §12): tokens, discovery,
+ * the signed-in user, items and folders.
+ */
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { InvalidInputError, NotFoundError } from "../cube/errors.js";
+import { type Viewer, canRead, canWrite, isAdmin } from "../portal/access.js";
+import { AuthError } from "../portal/errors.js";
+import { createFolder, deleteFolder, getFolder, listFolders } from "../portal/folders.js";
+import { type Item, deleteItem, getItem, listItems, shareItem } from "../portal/items.js";
+import { generateToken } from "../portal/tokens.js";
+import { getUser, sameUsername } from "../portal/users.js";
+import { datasetIdOf } from "../services/publish.js";
+import { toolsUrl } from "../services/urls.js";
+import { signedIn, viewerOf } from "./auth.js";
+import type { AppContext } from "./context.js";
+import { requestParams } from "./params.js";
+import { resource } from "./route.js";
+
+const VERSION = "11.3";
+
+export function registerSharing(app: FastifyInstance, ctx: AppContext): void {
+  const sharing = ["/sharing/rest", "/sharing"];
+  for (const base of sharing) {
+    resource(app, `${base}/generateToken`, async (request) => {
+      const p = requestParams(request);
+      if (!p.username || !p.password) {
+        throw new AuthError(400, undefined, { details: ["username and password are required."] });
+      }
+      const minutes = p.expiration ? Number(p.expiration) : undefined;
+      if (minutes !== undefined && !(minutes > 0))
+        throw new InvalidInputError("expiration must be a positive number of minutes", { parameter: "expiration" });
+      const client = (p.client || (p.referer ? "referer" : p.ip ? "requestip" : "anonymous")).toLowerCase();
+      if (!["referer", "requestip", "anonymous"].includes(client)) {
+        throw new InvalidInputError("client must be referer, requestip or anonymous", { parameter: "client" });
+      }
+      const token = await generateToken(ctx.db, {
+        username: p.username,
+        password: p.password,
+        expirationMinutes: minutes,
+        client: client as "referer" | "requestip" | "anonymous",
+        referer: p.referer,
+        ip: client === "requestip" ? (p.ip ?? request.ip) : undefined,
+      });
+      return {
+        body: token,
+        page: () => ({
+          title: "Token",
+          rows: [
+            { label: "Token", value: token.token },
+            { label: "Expires", value: new Date(token.expires).toISOString() },
+          ],
+        }),
+      };
+    });
+  }
+  resource(app, "/sharing/rest/generateToken/form", () => ({
+    body: {},
+    page: () => ({
+      title: "Generate Token",
+      form: {
+        action: "../generateToken",
+        method: "POST",
+        submit: "Generate Token",
+        fields: [
+          { name: "username", label: "Username", required: true },
+          { name: "password", label: "Password", required: true, password: true },
+          { name: "client", label: "Client", choices: ["referer", "requestip", "anonymous"] },
+          { name: "referer", label: "Referer" },
+          { name: "expiration", label: "Expiration (minutes)", value: "60" },
+        ],
+      },
+    }),
+  }));
+
+  resource(app, "/sharing/rest", () => ({ body: { currentVersion: VERSION } }));
+  resource(app, "/sharing/rest/info", () => ({
+    body: {
+      owningSystemUrl: ctx.urls.base,
+      authInfo: { tokenServicesUrl: `${ctx.urls.base}/sharing/rest/generateToken`, isTokenBasedSecurity: true },
+    },
+  }));
+
+  resource(app, "/sharing/rest/portals/self", (request) => {
+    const viewer = optionalViewer(ctx, request);
+    const tools = toolsUrl(ctx.urls);
+    return {
+      body: {
+        id: "strata",
+        name: "Strata",
+        isPortal: true,
+        portalMode: "singletenant",
+        currentVersion: VERSION,
+        portalHostname: new URL(ctx.urls.base).host,
+        allowedRedirectUris: [],
+        access: ctx.allowAnonymous ? "public" : "private",
+        helperServices: { rasterAnalytics: { url: tools }, geoprocessing: { url: tools } },
+        ...(viewer ? { user: userJson(ctx, viewer) } : {}),
+      },
+    };
+  });
+
+  resource(app, "/sharing/rest/community/self", (request) => ({ body: userJson(ctx, signedIn(ctx.db, request)) }));
+  resource(app, "/sharing/rest/community/users/:username", (request) => {
+    const viewer = viewerOf(ctx.db, request, ctx.allowAnonymous);
+    const { username } = request.params as { username: string };
+    if (!viewer || (!sameUsername(viewer.username, username) && !isAdmin(viewer))) throw new AuthError(403);
+    return { body: userJson(ctx, { username, role: getUserOrThrow(ctx, username).role }) };
+  });
+
+  resource(app, "/sharing/rest/content/items/:id", (request) => {
+    const viewer = viewerOf(ctx.db, request, ctx.allowAnonymous);
+    return { body: itemJson(readableItem(ctx, viewer, (request.params as { id: string }).id)) };
+  });
+
+  resource(app, "/sharing/rest/content/users/:username", (request) => userContent(ctx, request, null));
+  resource(app, "/sharing/rest/content/users/:username/:folderId", (request) =>
+    userContent(ctx, request, (request.params as { folderId: string }).folderId),
+  );
+
+  resource(app, "/sharing/rest/content/users/:username/createFolder", (request) => {
+    const viewer = ownerOf(ctx, request);
+    const title = requestParams(request).title;
+    if (!title) throw new InvalidInputError("title is required", { parameter: "title" });
+    const folder = createFolder(ctx.db, viewer, title);
+    return { body: { success: true, folder: { id: folder.id, title: folder.title, username: viewer } } };
+  });
+  resource(app, "/sharing/rest/content/users/:username/folders/:folderId/delete", (request) => {
+    const owner = ownerOf(ctx, request);
+    const { folderId } = request.params as { folderId: string };
+    const folder = getFolder(ctx.db, folderId);
+    if (!folder || !sameUsername(folder.owner, owner)) throw new NotFoundError("Folder does not exist.");
+    deleteFolder(ctx.db, folderId);
+    return { body: { success: true, folder: { id: folderId } } };
+  });
+
+  for (const prefix of ["/sharing/rest/content/users/:username/items/:id", "/sharing/rest/content/users/:username/:folderId/items/:id"]) {
+    resource(app, `${prefix}/delete`, async (request) => {
+      const viewer = signedIn(ctx.db, request);
+      const item = writableItem(ctx, viewer, (request.params as { id: string }).id);
+      await deleteItemAndData(ctx, item);
+      return { body: { success: true, itemId: item.id } };
+    });
+    resource(app, `${prefix}/share`, (request) => {
+      const viewer = signedIn(ctx.db, request);
+      const item = writableItem(ctx, viewer, (request.params as { id: string }).id);
+      const p = requestParams(request);
+      const access = p.everyone === "true" ? "public" : p.org === "true" ? "org" : "private";
+      shareItem(ctx.db, item.id, access);
+      return { body: { notSharedWith: [], itemId: item.id } };
+    });
+  }
+}
+
+/** Deleting an item removes its service and its dataset (SPEC / issue: no orphans). */
+export async function deleteItemAndData(ctx: AppContext, item: Item): Promise<void> {
+  deleteItem(ctx.db, item.id);
+  const datasetId = datasetIdOf(item);
+  if (datasetId) await ctx.store.remove(datasetId).catch((e: unknown) => (e instanceof NotFoundError ? undefined : Promise.reject(e)));
+}
+
+function optionalViewer(ctx: AppContext, request: FastifyRequest): Viewer {
+  try {
+    return viewerOf(ctx.db, request, true);
+  } catch {
+    return undefined;
+  }
+}
+
+function getUserOrThrow(ctx: AppContext, username: string) {
+  const user = getUser(ctx.db, username);
+  if (!user) throw new NotFoundError(`no user named ${username}`);
+  return user;
+}
+
+function userJson(ctx: AppContext, viewer: NonNullable<Viewer>): Record<string, unknown> {
+  const user = getUserOrThrow(ctx, viewer.username);
+  const role = user.role === "admin" ? "org_admin" : user.role === "publisher" ? "org_publisher" : "org_user";
+  const privileges =
+    user.role === "user"
+      ? ["portal:user:createItem"]
+      : ["portal:user:createItem", "portal:publisher:publishDynamicImagery", "premium:publisher:rasteranalysis"];
+  return {
+    username: user.username,
+    fullName: user.fullName ?? user.username,
+    email: user.email ?? "",
+    role,
+    userType: "arcgisonly",
+    privileges,
+  };
+}
+
+function readableItem(ctx: AppContext, viewer: Viewer, id: string): Item {
+  const item = getItem(ctx.db, id);
+  if (!item) throw new NotFoundError("Item does not exist or is inaccessible.");
+  if (!canRead(viewer, item)) throw viewer ? new AuthError(403) : new AuthError(499);
+  return item;
+}
+
+function writableItem(ctx: AppContext, viewer: NonNullable<Viewer>, id: string): Item {
+  const item = readableItem(ctx, viewer, id);
+  if (!canWrite(viewer, item)) throw new AuthError(403);
+  return item;
+}
+
+/** The username in the path, which must be the caller (or the caller an admin). */
+function ownerOf(ctx: AppContext, request: FastifyRequest): string {
+  const viewer = signedIn(ctx.db, request);
+  const { username } = request.params as { username: string };
+  if (!sameUsername(viewer.username, username) && !isAdmin(viewer)) throw new AuthError(403);
+  return getUserOrThrow(ctx, username).username;
+}
+
+function userContent(ctx: AppContext, request: FastifyRequest, folderId: string | null) {
+  const username = ownerOf(ctx, request);
+  const viewer = signedIn(ctx.db, request);
+  const folder = folderId ? getFolder(ctx.db, folderId) : undefined;
+  if (folderId && !folder) throw new NotFoundError("Folder does not exist.");
+  const items = listItems(ctx.db, { owner: username, folderId, viewer });
+  const folders = listFolders(ctx.db, username).map((f) => ({ id: f.id, title: f.title, username, created: f.created }));
+  return {
+    body: {
+      username,
+      total: items.length,
+      start: 1,
+      num: items.length,
+      nextStart: -1,
+      currentFolder: folder ? { id: folder.id, title: folder.title } : null,
+      items: items.map(itemJson),
+      folders,
+    },
+  };
+}
+
+export function itemJson(item: Item): Record<string, unknown> {
+  return {
+    id: item.id,
+    owner: item.owner,
+    ownerFolder: item.folderId,
+    title: item.title,
+    type: item.type,
+    typeKeywords: item.typeKeywords,
+    description: item.description,
+    snippet: item.snippet,
+    tags: item.tags,
+    url: item.url,
+    name: item.serviceName,
+    access: item.access === "public" ? "public" : item.access === "org" ? "org" : "private",
+    created: item.created,
+    modified: item.modified,
+  };
+}
