@@ -1,5 +1,5 @@
 /** What the HTTP layer works with: configuration and the services below it. */
-import type { JobService } from "../jobs/service.js";
+import type { JobService } from "../jobs/executor.js";
 import type { DataStoreRegistry } from "../store/dataStores.js";
 import type { MetadataDb } from "../store/metadataDb.js";
 import type { RasterStore } from "../store/rasterStore.js";

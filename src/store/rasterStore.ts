@@ -57,6 +57,11 @@ export interface RasterStore {
   /** Atomically delete committed dataset `id`; NotFoundError if malformed or absent. */
   remove(id: string): Promise<void>;
   sweepPending(options?: SweepOptions): Promise<SweepReport>;
+  /**
+   * Delete the uncommitted dataset `id`, begun elsewhere (another thread whose writer died).
+   * A no-op if it is gone or was committed.
+   */
+  discardPending(id: string): Promise<void>;
 }
 
 export interface OpenOptions {
@@ -154,6 +159,11 @@ export async function openRasterStore(dataDir: string, options: OpenOptions = {}
     await rm(trashed, { recursive: true, force: true }).catch(() => undefined);
   };
 
+  const discardPending = async (id: string): Promise<void> => {
+    if (!isDatasetId(id)) throw new NotFoundError(`No dataset ${describeId(id)} in the raster store.`);
+    await rm(join(pendingDir, id), { recursive: true, force: true });
+  };
+
   const swept = options.sweep === false ? { pending: [], trash: [] } : await sweepPending();
 
   return {
@@ -164,6 +174,7 @@ export async function openRasterStore(dataDir: string, options: OpenOptions = {}
     list,
     remove,
     sweepPending,
+    discardPending,
   };
 }
 

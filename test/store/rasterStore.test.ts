@@ -178,3 +178,20 @@ describe("openRasterStore", () => {
     assert.deepEqual(await store.list(), [pending.id]);
   });
 });
+
+it("discardPending deletes another writer's uncommitted dataset and leaves committed ones", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "strata-discard-"));
+  try {
+    const store = await openRasterStore(dir);
+    const lost = await store.begin();
+    const kept = await store.begin();
+    await kept.commit();
+    await store.discardPending(lost.id);
+    await store.discardPending(kept.id);
+    assert.equal(await stat(lost.path).catch(() => undefined), undefined);
+    assert.deepEqual(await store.list(), [kept.id]);
+    await assert.rejects(store.discardPending("../x"), /No dataset/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

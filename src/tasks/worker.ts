@@ -1,0 +1,20 @@
+/**
+ * The module job workers import (see jobs/executor.ts): runs a task's `run` inside a
+ * worker thread with the job's context. Never imports http/.
+ */
+import type { Json, TaskContext } from "../jobs/types.js";
+import { type JobOptions, TASKS } from "./registry.js";
+import type { RunOutput } from "./types.js";
+
+export async function runTask(task: string, options: Json, ctx: TaskContext): Promise<RunOutput> {
+  const definition = TASKS.get(task);
+  if (!definition) throw new Error(`This server has no task ${task}.`);
+  const { dataDir, task: taskOptions } = options as unknown as JobOptions;
+  return definition.run(taskOptions, {
+    signal: ctx.signal,
+    dataDir,
+    progress: (p, m) => ctx.progress(p, m),
+    message: (type, description) => ctx.message(type, description),
+    report: (key, value) => ctx.report(key, value as Json),
+  });
+}
