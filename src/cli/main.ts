@@ -6,17 +6,20 @@ import { parseArgs } from "node:util";
 import { StrataError } from "../cube/errors.js";
 import { convertCommand } from "./convert.js";
 import { infoCommand } from "./info.js";
+import { serveCommand } from "./serve.js";
 import { userCommand } from "./user.js";
 
 const USAGE = `strata: multidimensional raster analysis server
 
 Usage:
+  strata serve [--port N] [--data-dir DIR] ... (see strata serve --help)
   strata info <path|uri> [--json] [--store SPEC ...]
   strata convert <in> <out.zarr> [--store SPEC ...]
   strata user add|passwd|list|remove ... [--data-dir DIR]
   strata <command> --help
 
 Commands:
+  serve     run the server (REST API, jobs, image services)
   info      describe a raster: variables, dimensions with values and intervals, grid, CRS, nodata
   convert   copy a raster (NetCDF-3, NetCDF-4/HDF5, GeoTIFF, Zarr v2/v3) to a new Zarr v3 store
   user      manage the server's users (roles admin, publisher, user)
@@ -39,7 +42,7 @@ export interface Command {
   run(args: string[], out: Output): Promise<number>;
 }
 
-const COMMANDS: Record<string, Command> = { info: infoCommand, convert: convertCommand, user: userCommand };
+const COMMANDS: Record<string, Command> = { serve: serveCommand, info: infoCommand, convert: convertCommand, user: userCommand };
 
 export async function main(argv: string[], out: Output = PROCESS_OUTPUT): Promise<number> {
   const [name, ...rest] = argv;

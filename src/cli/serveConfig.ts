@@ -1,0 +1,172 @@
+/**
+ * `strata serve` configuration: flags, each with an environment variable, and defaults that
+ * let `npm start` run with nothing set. Every bad value is refused with the flag's name.
+ */
+import { availableParallelism } from "node:os";
+import { InvalidInputError } from "../cube/errors.js";
+import { type DataStoreConfig, parseDataStoreSpec } from "../store/dataStores.js";
+
+export interface ServeConfig {
+  readonly host: string;
+  readonly port: number;
+  /** Public base URL, no trailing slash (its path is the route prefix). */
+  readonly publicUrl: string;
+  readonly dataDir: string;
+  readonly workers: number;
+  readonly jobTimeLimitMs: number;
+  readonly jobRetentionMs: number;
+  readonly allowAnonymous: boolean;
+  readonly dataStores: readonly DataStoreConfig[];
+  readonly remoteHosts: readonly string[];
+  readonly hostingRole: "rasterAnalysis" | "imageHosting";
+  readonly rasterAnalysisUrl: string;
+  readonly imageHostingUrl: string;
+  readonly logLevel: string;
+  readonly samples: boolean;
+}
+
+export const SERVE_OPTIONS = {
+  host: { type: "string", env: "STRATA_HOST", help: "address to listen on (default 127.0.0.1)" },
+  port: { type: "string", env: "STRATA_PORT", help: "port (default 8080; 0 picks a free one)" },
+  "public-url": { type: "string", env: "STRATA_PUBLIC_URL", help: "base URL clients use (default http://<host>:<port>/arcgis)" },
+  "data-dir": { type: "string", env: "STRATA_DATA_DIR", help: "metadata database and raster store (default ./data)" },
+  workers: { type: "string", env: "STRATA_WORKERS", help: "worker threads running jobs (default: the number of cores)" },
+  "job-time-limit": {
+    type: "string",
+    env: "STRATA_JOB_TIME_LIMIT",
+    help: "a job running longer is esriJobTimedOut: 90m, 6h ... (default 6h)",
+  },
+  "job-retention": {
+    type: "string",
+    env: "STRATA_JOB_RETENTION",
+    help: "finished jobs are forgotten after this: 12h, 7d ... (default 7d)",
+  },
+  "allow-anonymous": {
+    type: "boolean",
+    env: "STRATA_ALLOW_ANONYMOUS",
+    help: "let requests without a token read public items and services",
+  },
+  store: {
+    type: "string",
+    multiple: true,
+    env: "STRATA_DATA_STORES",
+    help: "register a data store: fileShare:<name>=<dir> or cloudStore:<name>=<dir|https://base> (repeatable; env: ';'-separated)",
+  },
+  "remote-host": {
+    type: "string",
+    multiple: true,
+    env: "STRATA_REMOTE_HOSTS",
+    help: "host whose Zarr stores may be named by url (repeatable; env: ','-separated)",
+  },
+  "hosting-role": {
+    type: "string",
+    env: "STRATA_HOSTING_ROLE",
+    help: "server role hosting outputs: rasterAnalysis (default) or imageHosting",
+  },
+  "raster-analysis-url": {
+    type: "string",
+    env: "STRATA_RASTER_ANALYSIS_URL",
+    help: "base URL of the raster analysis role (default: the public URL)",
+  },
+  "image-hosting-url": {
+    type: "string",
+    env: "STRATA_IMAGE_HOSTING_URL",
+    help: "base URL of the image hosting role (default: the public URL)",
+  },
+  "log-level": { type: "string", env: "STRATA_LOG_LEVEL", help: "fatal, error, warn, info (default), debug, trace or silent" },
+  "no-samples": { type: "boolean", env: "STRATA_NO_SAMPLES", help: "do not publish the sample datasets on first start" },
+} as const;
+
+type Values = {
+  [K in keyof typeof SERVE_OPTIONS]?: (typeof SERVE_OPTIONS)[K] extends { multiple: true }
+    ? string[]
+    : (typeof SERVE_OPTIONS)[K]["type"] extends "boolean"
+      ? boolean
+      : string;
+};
+
+/**
+ * @example
+ * resolveServeConfig({ port: "0" }, {}) // { host: "127.0.0.1", port: 0, ... }
+ */
+export function resolveServeConfig(flags: Values, env: Record<string, string | undefined>): ServeConfig {
+  const get = (name: keyof typeof SERVE_OPTIONS): string | undefined => {
+    const flag = flags[name];
+    if (typeof flag === "string") return flag;
+    if (typeof flag === "boolean") return String(flag);
+    return env[SERVE_OPTIONS[name].env] || undefined;
+  };
+  const list = (name: "store" | "remote-host", sep: string): string[] => {
+    const flag = flags[name] as string[] | undefined;
+    const fromEnv = (env[SERVE_OPTIONS[name].env] ?? "")
+      .split(sep)
+      .map((s) => s.trim())
+      .filter(Boolean);
+    return [...fromEnv, ...(flag ?? [])];
+  };
+  const host = get("host") ?? "127.0.0.1";
+  const port = integer(get("port") ?? "8080", "port", 0, 65535);
+  const publicUrl = url(get("public-url") ?? `http://${host.includes(":") ? `[${host}]` : host}:${port}/arcgis`, "public-url");
+  const role = get("hosting-role") ?? "rasterAnalysis";
+  if (role !== "rasterAnalysis" && role !== "imageHosting")
+    throw new InvalidInputError(`--hosting-role must be rasterAnalysis or imageHosting; got "${role}"`, { parameter: "hosting-role" });
+  const level = get("log-level") ?? "info";
+  if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(level)) {
+    throw new InvalidInputError(`--log-level must be fatal, error, warn, info, debug, trace or silent; got "${level}"`, {
+      parameter: "log-level",
+    });
+  }
+  return {
+    host,
+    port,
+    publicUrl,
+    dataDir: get("data-dir") ?? "./data",
+    workers: integer(get("workers") ?? String(availableParallelism()), "workers", 1, 256),
+    jobTimeLimitMs: duration(get("job-time-limit") ?? "6h", "job-time-limit"),
+    jobRetentionMs: duration(get("job-retention") ?? "7d", "job-retention"),
+    allowAnonymous: boolean(get("allow-anonymous"), "allow-anonymous"),
+    dataStores: list("store", ";").map(parseDataStoreSpec),
+    remoteHosts: list("remote-host", ","),
+    hostingRole: role,
+    rasterAnalysisUrl: url(get("raster-analysis-url") ?? publicUrl, "raster-analysis-url"),
+    imageHostingUrl: url(get("image-hosting-url") ?? publicUrl, "image-hosting-url"),
+    logLevel: level,
+    samples: !boolean(get("no-samples"), "no-samples"),
+  };
+}
+
+function integer(text: string, name: string, min: number, max: number): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new InvalidInputError(`--${name} must be a whole number from ${min} to ${max}; got "${text}"`, { parameter: name });
+  return n;
+}
+
+function boolean(text: string | undefined, name: string): boolean {
+  if (text === undefined || text === "") return false;
+  const t = text.toLowerCase();
+  if (["true", "1", "yes"].includes(t)) return true;
+  if (["false", "0", "no"].includes(t)) return false;
+  throw new InvalidInputError(`--${name} must be true or false; got "${text}"`, { parameter: name });
+}
+
+function url(text: string, name: string): string {
+  try {
+    const u = new URL(text);
+    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
+    return u.href.replace(/\/+$/, "");
+  } catch {
+    throw new InvalidInputError(`--${name} must be an http(s) URL; got "${text}"`, { parameter: name });
+  }
+}
+
+const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** "90m", "6h", "7d", "30s", or a number of minutes; "none" for no limit. */
+export function duration(text: string, name: string): number {
+  if (/^(none|never|infinity)$/i.test(text.trim())) return Infinity;
+  const m = text.trim().match(/^(\d+(?:\.\d+)?)\s*([smhd]?)$/i);
+  if (!m || Number(m[1]) <= 0)
+    throw new InvalidInputError(`--${name} must be a duration such as 90m, 6h or 7d; got "${text}"`, { parameter: name });
+  return Number(m[1]) * UNITS[(m[2] || "m").toLowerCase()];
+}

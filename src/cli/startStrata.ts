@@ -1,0 +1,161 @@
+/**
+ * Start a whole Strata server: metadata database, raster store, data stores, the job
+ * service with its worker threads, the web server; on first start, the admin and the sample
+ * services. The composition root: the only place that knows every layer.
+ */
+import { mkdir, readdir } from "node:fs/promises";
+import { basename, extname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { FastifyInstance } from "fastify";
+import { NotFoundError } from "../cube/errors.js";
+import { buildServer } from "../http/app.js";
+import type { AppContext } from "../http/context.js";
+import { OUTPUT_PARAM } from "../http/gpServer.js";
+import { openCube } from "../io/open.js";
+import { type JobService, createJobService } from "../jobs/executor.js";
+import type { JobRecord, JsonObject } from "../jobs/types.js";
+import { getItemByServiceName, shareItem } from "../portal/items.js";
+import { migratePortal } from "../portal/schema.js";
+import { ensureInitialAdmin } from "../portal/users.js";
+import { datasetCache } from "../services/datasets.js";
+import { publishOutput } from "../services/publish.js";
+import type { ServerUrls } from "../services/urls.js";
+import { createDataStoreRegistry } from "../store/dataStores.js";
+import { type MetadataDb, openMetadataDb } from "../store/metadataDb.js";
+import { type RasterStore, openRasterStore } from "../store/rasterStore.js";
+import { wholeCubePlan } from "../tasks/plan.js";
+import { TASKS } from "../tasks/registry.js";
+import { writeSubset } from "../tasks/subset.js";
+import type { OutputTarget, RunOutput } from "../tasks/types.js";
+import type { ServeConfig } from "./serveConfig.js";
+
+export interface RunningStrata {
+  /** Public base URL. */
+  readonly url: string;
+  /** The port actually bound (useful with port 0). */
+  readonly port: number;
+  /** The first start's admin password, when this start created the admin. */
+  readonly adminPassword?: string;
+  readonly server: FastifyInstance;
+  readonly jobs: JobService;
+  readonly db: MetadataDb;
+  readonly store: RasterStore;
+  /** Graceful stop: no new requests, running jobs handed back to the queue. */
+  close(): Promise<void>;
+}
+
+const SAMPLES_DIR = fileURLToPath(new URL("../../samples/", import.meta.url));
+/** Workers import the task runner from sources under tsx, from dist/ when compiled. */
+const WORKER_MODULE = new URL(`../tasks/worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+
+/**
+ * @example
+ * const strata = await startStrata(resolveServeConfig({ port: "0", "data-dir": dir }, {}));
+ * // ... strata.url
+ * await strata.close();
+ */
+export async function startStrata(config: ServeConfig, options: { logger?: boolean | object } = {}): Promise<RunningStrata> {
+  await mkdir(config.dataDir, { recursive: true });
+  const db = openMetadataDb(join(config.dataDir, "strata.db"));
+  migratePortal(db);
+  const store = await openRasterStore(config.dataDir);
+  const dataStores = createDataStoreRegistry([...config.dataStores]);
+  const adminPassword = await ensureInitialAdmin(db);
+  const publicPath = new URL(config.publicUrl).pathname.replace(/\/$/, "");
+  const urls: ServerUrls = {
+    base: config.publicUrl,
+    hosting: config.hostingRole === "imageHosting" ? config.imageHostingUrl : config.rasterAnalysisUrl,
+  };
+
+  const jobs = createJobService({
+    db,
+    workerModule: WORKER_MODULE,
+    workers: config.workers,
+    timeLimitMs: config.jobTimeLimitMs,
+    retentionMs: config.jobRetentionMs,
+    finalize: async (job: JobRecord, output: unknown) => {
+      const target = (job.options as { output: OutputTarget }).output;
+      const published = await publishOutput(db, store, urls, target, job.owner, (output as RunOutput).datasetId);
+      return { [OUTPUT_PARAM]: { url: published.url, itemId: published.itemId } } as JsonObject;
+    },
+    // A run that did not succeed leaves nothing: its pending dataset, or a dataset committed
+    // before publication failed.
+    cleanup: async (job: JobRecord, output: unknown) => {
+      const pending = (job as { reports?: Record<string, unknown> }).reports?.pendingDataset;
+      if (typeof pending === "string") await store.discardPending(pending).catch(() => undefined);
+      const committed = (output as RunOutput | undefined)?.datasetId;
+      if (committed) await store.remove(committed).catch((e: unknown) => (e instanceof NotFoundError ? undefined : Promise.reject(e)));
+    },
+  });
+  await jobs.recover();
+
+  if (adminPassword && config.samples) await publishSamples(db, store, urls);
+
+  const datasets = datasetCache(store);
+  const ctx: AppContext = {
+    basePath: publicPath,
+    urls,
+    db,
+    store,
+    dataStores,
+    datasets,
+    jobs,
+    tasks: TASKS,
+    allowAnonymous: config.allowAnonymous,
+    allowedHosts: config.remoteHosts,
+    maximumRecords: 1000,
+  };
+  const server = await buildServer(ctx, { logger: options.logger ?? { level: config.logLevel } });
+  await server.listen({ host: config.host, port: config.port });
+  const address = server.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const url = config.port === 0 ? config.publicUrl.replace(/:0(\/|$)/, `:${port}$1`) : config.publicUrl;
+  let closed = false;
+  return {
+    url,
+    port,
+    adminPassword,
+    server,
+    jobs,
+    db,
+    store,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await server.close();
+      await jobs.close();
+      await datasets.close();
+      db.close();
+    },
+  };
+}
+
+/** Publish each sample raster shipped in samples/ as a public service owned by the admin. */
+async function publishSamples(db: MetadataDb, store: RasterStore, urls: ServerUrls): Promise<void> {
+  const files = (await readdir(SAMPLES_DIR).catch(() => [] as string[])).filter((f) => f.endsWith(".nc")).sort();
+  for (const file of files) {
+    const name = basename(file, extname(file));
+    if (getItemByServiceName(db, name)) continue;
+    const cube = await openCube(join(SAMPLES_DIR, file));
+    const pending = await store.begin();
+    try {
+      await writeSubset(cube, wholeCubePlan(cube), pending.path);
+      await pending.commit();
+    } catch (e) {
+      await pending.abort();
+      throw e;
+    } finally {
+      await cube.close();
+    }
+    const title = String(cube.attributes.title ?? name);
+    const { itemId } = await publishOutput(
+      db,
+      store,
+      urls,
+      { kind: "create", serviceName: name, itemProperties: { title, tags: ["sample"] } },
+      "admin",
+      pending.id,
+    );
+    shareItem(db, itemId, "public");
+  }
+}
