@@ -4,6 +4,7 @@
  * services. The composition root: the only place that knows every layer.
  */
 import { mkdir, readdir } from "node:fs/promises";
+import { createServer } from "node:net";
 import { basename, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
@@ -54,7 +55,8 @@ const WORKER_MODULE = new URL(`../tasks/worker${extname(fileURLToPath(import.met
  * // ... strata.url
  * await strata.close();
  */
-export async function startStrata(config: ServeConfig, options: { logger?: boolean | object } = {}): Promise<RunningStrata> {
+export async function startStrata(requested: ServeConfig, options: { logger?: boolean | object } = {}): Promise<RunningStrata> {
+  const config = await withConcretePort(requested);
   await mkdir(config.dataDir, { recursive: true });
   const db = openMetadataDb(join(config.dataDir, "strata.db"));
   migratePortal(db);
@@ -107,13 +109,10 @@ export async function startStrata(config: ServeConfig, options: { logger?: boole
   };
   const server = await buildServer(ctx, { logger: options.logger ?? { level: config.logLevel } });
   await server.listen({ host: config.host, port: config.port });
-  const address = server.server.address();
-  const port = typeof address === "object" && address ? address.port : config.port;
-  const url = config.port === 0 ? config.publicUrl.replace(/:0(\/|$)/, `:${port}$1`) : config.publicUrl;
   let closed = false;
   return {
-    url,
-    port,
+    url: config.publicUrl,
+    port: config.port,
     adminPassword,
     server,
     jobs,
@@ -127,6 +126,30 @@ export async function startStrata(config: ServeConfig, options: { logger?: boole
       await datasets.close();
       db.close();
     },
+  };
+}
+
+/**
+ * Port 0 means "any free port"; the URLs the server hands out (owningSystemUrl, service
+ * URLs) must name the real one, so it is chosen before anything is built.
+ */
+async function withConcretePort(config: ServeConfig): Promise<ServeConfig> {
+  if (config.port !== 0) return config;
+  const port = await new Promise<number>((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, config.host, () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+  const swap = (u: string) => u.replace(/^(https?:\/\/[^/]*):0(?=\/|$)/, `$1:${port}`);
+  return {
+    ...config,
+    port,
+    publicUrl: swap(config.publicUrl),
+    rasterAnalysisUrl: swap(config.rasterAnalysisUrl),
+    imageHostingUrl: swap(config.imageHostingUrl),
   };
 }
 

@@ -190,7 +190,8 @@ export function jobJson(job: JobRecord, withMessages: boolean): Record<string, u
     ...(executing && job.progress
       ? { progress: { type: "default", message: job.progress.message ?? "", percentage: job.progress.percentage } }
       : {}),
-    results: job.status === "esriJobSucceeded" ? { [OUTPUT_PARAM]: { paramUrl: `results/${OUTPUT_PARAM}` } } : {},
+    // The alias is listed too: clients look a result up here before fetching it.
+    results: job.status === "esriJobSucceeded" ? Object.fromEntries(RESULT_ALIASES.map((n) => [n, { paramUrl: `results/${n}` }])) : {},
     inputs: Object.fromEntries(Object.keys(job.inputs).map((k) => [k, { paramUrl: `inputs/${k}` }])),
     ...(withMessages ? { messages: job.messages } : {}),
   };

@@ -8,7 +8,7 @@ import { type Viewer, canRead, canWrite, isAdmin } from "../portal/access.js";
 import { AuthError } from "../portal/errors.js";
 import { createFolder, deleteFolder, getFolder, listFolders } from "../portal/folders.js";
 import { type Item, deleteItem, getItem, listItems, shareItem } from "../portal/items.js";
-import { generateToken } from "../portal/tokens.js";
+import { exchangeToken, generateToken } from "../portal/tokens.js";
 import { getUser, sameUsername } from "../portal/users.js";
 import { datasetIdOf } from "../services/publish.js";
 import { toolsUrl } from "../services/urls.js";
@@ -24,6 +24,10 @@ export function registerSharing(app: FastifyInstance, ctx: AppContext): void {
   for (const base of sharing) {
     resource(app, `${base}/generateToken`, async (request) => {
       const p = requestParams(request);
+      if (p.token && p.serverUrl && !p.username) {
+        const referer = p.referer ?? (typeof request.headers.referer === "string" ? request.headers.referer : undefined);
+        return { body: exchangeToken(ctx.db, p.token, { referer, ip: request.ip }) };
+      }
       if (!p.username || !p.password) {
         throw new AuthError(400, undefined, { details: ["username and password are required."] });
       }

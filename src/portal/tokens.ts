@@ -85,6 +85,22 @@ export async function generateToken(db: MetadataDb, request: TokenRequest, now: 
  * const user = resolveToken(db, token, { referer: req.headers.referer, ip: req.ip });
  */
 export function resolveToken(db: MetadataDb, token: string, origin: TokenOrigin = {}, now: number = Date.now()): User {
+  return checkToken(db, token, origin, now).user;
+}
+
+/**
+ * A server token for a portal token (ArcGIS clients ask the portal's generateToken with
+ * `token` and `serverUrl` for each federated server). Portal and server are one system
+ * here, so the answer is the same token and its expiry; it is checked as any token is.
+ * @example
+ * const { token, expires } = exchangeToken(db, portalToken, { referer });
+ */
+export function exchangeToken(db: MetadataDb, token: string, origin: TokenOrigin = {}, now: number = Date.now()): IssuedToken {
+  const { expires } = checkToken(db, token, origin, now);
+  return { token, expires, ssl: false };
+}
+
+function checkToken(db: MetadataDb, token: string, origin: TokenOrigin, now: number): { user: User; expires: number } {
   if (typeof token !== "string" || token.length === 0 || token.length > MAX_TOKEN_LENGTH) throw invalid();
   const row = db.prepare("SELECT username, expires, client, bound_to FROM tokens WHERE hash = ?").get(hashToken(token)) as
     TokenRow | undefined;
@@ -96,7 +112,7 @@ export function resolveToken(db: MetadataDb, token: string, origin: TokenOrigin 
     throw invalid("The token is bound to another address.");
   const user = getUser(db, row.username);
   if (!user) throw invalid();
-  return user;
+  return { user, expires: row.expires };
 }
 
 /**

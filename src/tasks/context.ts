@@ -6,6 +6,7 @@
  */
 import { InvalidInputError } from "../cube/errors.js";
 import { envelopeWindow } from "../cube/grid.js";
+import { epsgFromWkt } from "../io/crs.js";
 import type { Grid, Window } from "../cube/types.js";
 import { parseObject } from "./gp.js";
 
@@ -40,7 +41,12 @@ export function parseContext(text: string | undefined, grid: Grid): ParsedContex
   let window: Window = whole;
   if (ctx.extent !== undefined && ctx.extent !== null && ctx.extent !== "") {
     const env = envelopeIn(ctx.extent, grid);
-    const w = envelopeWindow(grid, env);
+    // A geographic grid stored 0..360 is also addressed -180..180 (and the reverse).
+    const shifts = grid.crs.epsg === 4326 ? [0, 360, -360] : [0];
+    const w = shifts
+      .map((s) => envelopeWindow(grid, { ...env, xmin: env.xmin + s, xmax: env.xmax + s }))
+      .filter((x): x is Window => x !== undefined)
+      .sort((a, b) => b.width * b.height - a.width * a.height)[0];
     if (!w) throw new InvalidInputError("context.extent does not overlap the input raster", { parameter: P });
     window = w;
   }
@@ -77,8 +83,14 @@ function envelopeIn(extent: unknown, grid: Grid): { xmin: number; ymin: number; 
     return n;
   });
   if (!(xmin < xmax && ymin < ymax)) throw new InvalidInputError("context.extent must have xmin < xmax and ymin < ymax", { parameter: P });
-  const sr = e.spatialReference as { wkid?: number; latestWkid?: number } | undefined;
-  const from = sr?.latestWkid ?? sr?.wkid ?? grid.crs.epsg;
+  const sr = e.spatialReference as { wkid?: number; latestWkid?: number; wkt?: string } | undefined;
+  let from = sr?.latestWkid ?? sr?.wkid;
+  if (from === undefined && typeof sr?.wkt === "string") {
+    from = epsgFromWkt(sr.wkt);
+    if (from === undefined)
+      throw new InvalidInputError("context.extent.spatialReference.wkt names no EPSG code; give the extent with a wkid", { parameter: P });
+  }
+  from ??= grid.crs.epsg;
   const to = grid.crs.epsg;
   if (from === to || (from !== undefined && to !== undefined && WEB_MERCATOR.has(from) && WEB_MERCATOR.has(to)))
     return { xmin, ymin, xmax, ymax };

@@ -68,7 +68,8 @@ export function selectSlices(dims: readonly Dimension[], def: DefinitionInput): 
         if (month !== undefined) keep(d, (x) => new Date(x).getUTCMonth() + 1 === month);
         else {
           const target = dimensionValue(d, v, parameter);
-          keep(d, (x) => sameValue(x, target));
+          // Times match to the millisecond (a relative tolerance would be a minute in year 0).
+          keep(d, (x) => (d.name === STD_TIME ? x === target : sameValue(x, target)));
         }
       }
     }
@@ -95,14 +96,17 @@ export function selectSlices(dims: readonly Dimension[], def: DefinitionInput): 
     if (isTime && (it.unit === "MONTHS" || it.unit === "YEARS") && !Number.isInteger(it.step)) {
       throw new InvalidInputError(`iterationStep must be a whole number of ${it.unit.toLowerCase()}`, { parameter: "iterationStep" });
     }
+    const first = Math.min(...d.values);
     const last = Math.max(...d.values);
     const windows: [number, number][] = [];
-    for (let k = 0; ; k++) {
+    // Numeric steps can jump straight to the first window that reaches the data.
+    const k0 = isTime ? 0 : Math.max(0, Math.floor((first - end) / it.step));
+    for (let k = k0; ; k++) {
       // Anchored at the first window: calendar steps clamp to month ends without drifting.
       const w0 = isTime ? anchoredStep(start, k, it.step, it.unit!) : start + k * it.step;
       const w1 = isTime ? anchoredStep(end, k, it.step, it.unit!) : end + k * it.step;
       if (w0 > last) break;
-      windows.push([w0, w1]);
+      if (w1 >= first) windows.push([w0, w1]);
       if (windows.length > 1_000_000)
         throw new InvalidInputError("the iteration makes more than a million windows", { parameter: "iterationStep" });
     }

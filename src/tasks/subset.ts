@@ -150,6 +150,9 @@ async function parse(params: Record<string, string>, env: Parameters<TaskDefinit
           return v;
         })
       : cube.variables;
+    if (new Set(chosen.map((v) => v.name)).size !== chosen.length) {
+      throw new InvalidInputError("variables names the same variable twice", { parameter: "variables" });
+    }
     const dims = uniqueDimensions(chosen.flatMap((v) => v.dimensions));
     const selection = selectSlices(dims, definitionInput(definition, values));
     const context = parseContext(values.get("context"), cube.grid);
