@@ -35,8 +35,15 @@ export async function buildServer(ctx: AppContext, options: { logger?: boolean |
     const status = (error as { statusCode?: number }).statusCode;
     // Framework errors (bad body, too large) become ArcGIS 400s, never a bare 5xx.
     const message = error instanceof Error ? error.message : String(error);
-    if (status && status >= 400 && status < 500)
-      return sendError(request, reply, new HttpError(400, "Unable to complete operation.", [message]));
+    // A body that could not be read hides its f; a client that POSTs reads JSON.
+    if (status && status >= 400 && status < 500) {
+      return sendError(
+        request,
+        reply,
+        new HttpError(400, "Unable to complete operation.", [message]),
+        request.method === "POST" ? "json" : "html",
+      );
+    }
     return sendError(request, reply, error);
   });
   server.setNotFoundHandler((request, reply) =>

@@ -10,9 +10,10 @@ import { requestParams } from "./params.js";
 
 export type Format = "json" | "pjson" | "html";
 
-export function formatOf(request: FastifyRequest): Format {
+/** The requested format; `fallback` when f is absent (html, SPEC §1). */
+export function formatOf(request: FastifyRequest, fallback: Format = "html"): Format {
   const f = (requestParams(request).f ?? "").toLowerCase();
-  return f === "json" || f === "pjson" ? f : f === "" || f === "html" ? "html" : "json";
+  return f === "json" || f === "pjson" || f === "html" ? f : f === "" ? fallback : "json";
 }
 
 /**
@@ -30,11 +31,11 @@ export function send(request: FastifyRequest, reply: FastifyReply, body: unknown
 }
 
 /** The ArcGIS error envelope: HTTP 200 for JSON (clients read the body), the real status for HTML. */
-export function sendError(request: FastifyRequest, reply: FastifyReply, e: unknown): FastifyReply {
+export function sendError(request: FastifyRequest, reply: FastifyReply, e: unknown, fallback: Format = "html"): FastifyReply {
   const error = errorBody(e);
   if (error.code === 500) request.log.error({ err: e }, "internal error");
   else request.log.info({ code: error.code, message: error.message, details: error.details }, "request refused");
-  const f = formatOf(request);
+  const f = formatOf(request, fallback);
   if (f === "html") {
     const status = [400, 403, 404, 500].includes(error.code) ? error.code : error.code === 498 || error.code === 499 ? 401 : 400;
     return reply.code(status).type("text/html; charset=utf-8").send(errorPage(error, request));

@@ -36,8 +36,13 @@ export function parseEnvFor(deps: ResolveDeps, viewer: Viewer): ParseEnv {
   return {
     resolveInput: (descriptor, parameter) => resolveInput(deps, viewer, descriptor, parameter),
     resolveOutput: (descriptor, parameter) => resolveOutput(deps, viewer, descriptor, parameter),
-    async openCube(location: InputLocation) {
-      return openCube(location.url ? new URL(location.url) : location.path!);
+    async openCube(location: InputLocation, parameter: string) {
+      try {
+        return await openCube(location.url ? new URL(location.url) : location.path!);
+      } catch (e) {
+        if (e instanceof StrataError) throw new InvalidInputError(`${parameter}: ${e.message}`, { parameter, cause: e });
+        throw e;
+      }
     },
   };
 }

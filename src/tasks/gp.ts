@@ -124,6 +124,8 @@ export function parseBoolean(text: string | undefined, name: string, fallback: b
 export function parseStringList(text: string | undefined, name: string): string[] | undefined {
   if (text === undefined || text.trim() === "") return undefined;
   const t = text.trim();
+  if (t.startsWith("{"))
+    throw new InvalidInputError(`${name} must be a list of names (a JSON list or comma-separated), not an object`, { parameter: name });
   if (t.startsWith("[")) {
     const v = parseJson(t, name);
     if (!Array.isArray(v) || !v.every((x) => typeof x === "string" || typeof x === "number")) {

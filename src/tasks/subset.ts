@@ -134,7 +134,7 @@ async function parse(params: Record<string, string>, env: Parameters<TaskDefinit
   const input = await env.resolveInput(inputDescriptor, "inputMultidimensionalRaster");
   warnings.push(...input.warnings);
   const output: OutputTarget = await env.resolveOutput(outputDescriptor, "outputName");
-  const cube = await env.openCube(input.location);
+  const cube = await env.openCube(input.location, "inputMultidimensionalRaster");
   try {
     const chosen = wanted
       ? wanted.map((name) => {

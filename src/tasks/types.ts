@@ -27,7 +27,8 @@ export interface ParseEnv {
   resolveInput(descriptor: unknown, parameter: string): Promise<{ location: InputLocation; warnings: string[] }>;
   /** Check an output descriptor (SPEC §5): a free name to create, or a service the caller owns. */
   resolveOutput(descriptor: unknown, parameter: string): Promise<OutputTarget>;
-  openCube(location: InputLocation): Promise<Cube>;
+  /** Open an input; a file that cannot be read as a raster is a 400 naming `parameter`. */
+  openCube(location: InputLocation, parameter: string): Promise<Cube>;
 }
 
 export interface Parsed<O> {

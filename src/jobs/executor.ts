@@ -1,0 +1,438 @@
+/**
+ * The job service: a FIFO queue in front of a pool of worker threads, at most one job per
+ * worker. It owns the lifecycle of a run (start, progress, cancellation, time limit, crash)
+ * and persists every step through jobStore, so a restarted server can carry on (recover()).
+ * Tasks plug in through the worker module; what happens around a run in the main thread
+ * (publishing, undoing) plugs in through `finalize` and `cleanup`.
+ */
+import { availableParallelism } from "node:os";
+import { NotFoundError } from "../cube/errors.js";
+import type { MetadataDb } from "../store/metadataDb.js";
+import { JobServiceClosedError, JobStateError } from "./errors.js";
+import {
+  describeError,
+  errorMessage,
+  formatDuration,
+  messagesOmittedMessage,
+  timeLimitMessage,
+  workerStartMessage,
+  workerStoppedMessage,
+} from "./jobMessages.js";
+import {
+  appendMessage,
+  createJob,
+  expireFinished,
+  getJob,
+  listJobs,
+  migrateJobs,
+  setProgress,
+  setReport,
+  updateStatus,
+  type JobPage,
+  type ListJobsQuery,
+} from "./jobStore.js";
+import type { FromWorker, ToWorker } from "./protocol.js";
+import { handBackJob, recoverJobs, type Cleanup, type CleanupReason, type RecoveryReport } from "./recovery.js";
+import type { JobMessage, JobRecord, JobStatus, JsonObject } from "./types.js";
+import { createWorkerPool, type WorkerSlot } from "./workerPool.js";
+
+export type { CleanupReason, RecoveryReport } from "./recovery.js";
+
+export const DEFAULT_TIME_LIMIT_MS = 6 * 3600_000;
+export const DEFAULT_CANCEL_GRACE_MS = 5000;
+export const DEFAULT_RETENTION_MS = 7 * 24 * 3600_000;
+/** Messages a task may add to one run; more would only bloat the record. */
+export const MAX_TASK_MESSAGES = 1000;
+
+// setTimeout cannot wait longer (about 24.8 days); a longer limit is no limit.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export interface JobServiceOptions {
+  db: MetadataDb;
+  /** The module the workers import; it exports `runTask(task, options, ctx)` (see RunTask). */
+  workerModule: URL;
+  /** Worker threads, and so jobs running at once (default os.availableParallelism()). */
+  workers?: number;
+  /** A run longer than this is stopped and esriJobTimedOut (default 6 h; Infinity: none). */
+  timeLimitMs?: number;
+  /** How long a cancelled run may take to stop before its worker is terminated (default 5 s). */
+  cancelGraceMs?: number;
+  /** Finished jobs are purged this long after they finish (default 7 days; Infinity: never). */
+  retentionMs?: number;
+  /**
+   * Runs in the main thread after a successful run, with what runTask returned; resolves to
+   * the job's results (e.g. publish the image service, return {outputMultidimensionalRaster}).
+   * If it throws, the job fails with the error's message. Default: the output if it is an object.
+   */
+  finalize?: (job: JobRecord, output: unknown) => Promise<JsonObject>;
+  /**
+   * Undo what a run left behind after failure, time-out, cancellation or interruption (e.g.
+   * delete the pending dataset in `job.reports`). `output` is what runTask returned, when it
+   * did return (finalize may then have run too). Errors are logged and otherwise ignored.
+   */
+  cleanup?: Cleanup;
+  /** Where stacks and oddities go (default console.error). */
+  log?: (message: string, error?: unknown) => void;
+}
+
+/** What the service is doing right now. */
+export interface JobServiceStats {
+  queued: number;
+  running: number;
+  workers: number;
+}
+
+export interface JobService {
+  /**
+   * Create a job and queue it; returns its record (esriJobWaiting). `options` must survive
+   * JSON.stringify. JobServiceClosedError once close() has begun.
+   */
+  submit(task: string, owner: string, inputs: JsonObject, options: unknown): JobRecord;
+  get(id: string): JobRecord | undefined;
+  list(query: ListJobsQuery): JobPage;
+  /**
+   * Ask job `id` to stop. A queued job is esriJobCancelled at once; a running one is
+   * esriJobCancelling until its worker stops. Finished jobs are returned as they are.
+   * NotFoundError if there is no such job.
+   */
+  cancel(id: string): JobRecord;
+  /** Carry on from what a stopped server left (SPEC §2 restart rules). Call once at start. */
+  recover(): Promise<RecoveryReport>;
+  /** Stop taking jobs, hand running jobs back to the queue (Waiting) and stop the workers. */
+  close(): Promise<void>;
+  stats(): JobServiceStats;
+}
+
+interface Run {
+  job: JobRecord;
+  slot: WorkerSlot;
+  /** Why the run is being stopped, once it is. */
+  stopping?: "cancel" | "timeout";
+  limitTimer?: NodeJS.Timeout;
+  graceTimer?: NodeJS.Timeout;
+  messages: number;
+}
+
+type Outcome =
+  { kind: "done"; output: unknown } | { kind: "failed"; message: string } | { kind: "crashed"; exitCode: number } | { kind: "terminated" };
+
+/** How a run should end, before a concurrent cancel is taken into account. */
+interface Ending {
+  status: JobStatus;
+  message?: JobMessage;
+  results?: JsonObject;
+  reason?: CleanupReason;
+  output?: unknown;
+}
+
+/**
+ * @example
+ * const jobs = createJobService({
+ *   db,
+ *   workerModule: new URL("../tasks/runTask.js", import.meta.url),
+ *   finalize: async (job, output) => ({ outputMultidimensionalRaster: await publish(job, output) }),
+ *   cleanup: async (job) => { if (typeof job.reports.pendingDataset === "string") await dropPending(job.reports.pendingDataset); },
+ * });
+ * await jobs.recover();
+ * const { id } = jobs.submit("GenerateTrendRaster", "ana", inputs, options);
+ * // ... later
+ * await jobs.close();
+ */
+export function createJobService(options: JobServiceOptions): JobService {
+  const { db } = options;
+  migrateJobs(db);
+  const size = Math.max(1, Math.floor(options.workers ?? availableParallelism()));
+  const timeLimitMs = options.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS;
+  const graceMs = options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
+  const retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
+  const finalize = options.finalize ?? defaultFinalize;
+  const log = options.log ?? defaultLog;
+  const cleanup: Cleanup = async (job, output, reason) => {
+    try {
+      await options.cleanup?.(job, output, reason);
+    } catch (err) {
+      log(`Cleaning up after job ${job.id} (${reason}) failed.`, err);
+    }
+  };
+
+  const queue: string[] = [];
+  const runs = new Map<string, Run>();
+  const bySlot = new Map<WorkerSlot, Run>();
+  /** Runs that ended and are being finalized or cleaned up, by job id. */
+  const settling = new Map<string, Promise<void>>();
+  let closing: Promise<void> | undefined;
+  let pumpScheduled = false;
+
+  const pool = createWorkerPool({
+    workerModule: options.workerModule,
+    size,
+    log,
+    onMessage: (slot, message) => {
+      const run = bySlot.get(slot);
+      if (run && run.job.id === message.jobId) onWorkerMessage(run, message);
+    },
+    onExit: (slot, exitCode, error) => {
+      const run = bySlot.get(slot);
+      log(`A job worker stopped unexpectedly (exit code ${exitCode})${run ? ` running job ${run.job.id}` : ""}.`, error);
+      if (run) endRun(run, { kind: "crashed", exitCode });
+    },
+  });
+
+  const retentionTimer =
+    retentionMs < MAX_TIMER_MS ? setInterval(expire, Math.min(3600_000, Math.max(10, retentionMs / 2))).unref() : undefined;
+
+  function expire(): void {
+    try {
+      expireFinished(db, retentionMs);
+    } catch (err) {
+      log("Purging old jobs failed.", err);
+    }
+  }
+
+  function onWorkerMessage(run: Run, message: FromWorker): void {
+    const id = run.job.id;
+    switch (message.type) {
+      case "progress":
+        setProgress(
+          db,
+          id,
+          message.message === undefined ? { percentage: message.percentage } : { percentage: message.percentage, message: message.message },
+        );
+        break;
+      case "message":
+        run.messages += 1;
+        if (run.messages <= MAX_TASK_MESSAGES) appendMessage(db, id, { type: message.messageType, description: message.description });
+        else if (run.messages === MAX_TASK_MESSAGES + 1) appendMessage(db, id, messagesOmittedMessage(MAX_TASK_MESSAGES));
+        break;
+      case "report":
+        setReport(db, id, message.key, message.value);
+        break;
+      case "done":
+        endRun(run, { kind: "done", output: message.output });
+        break;
+      case "failed":
+        if (!run.stopping) log(`Job ${id} (${run.job.task}) failed: ${message.message}`, message.stack);
+        endRun(run, { kind: "failed", message: message.message });
+        break;
+    }
+  }
+
+  function schedulePump(): void {
+    if (pumpScheduled || closing) return;
+    pumpScheduled = true;
+    setImmediate(pump);
+  }
+
+  function pump(): void {
+    pumpScheduled = false;
+    while (!closing && queue.length > 0 && runs.size < size) {
+      const id = queue.shift() as string;
+      try {
+        start(id);
+      } catch (err) {
+        log(`Starting job ${id} failed.`, err);
+      }
+    }
+  }
+
+  function start(id: string): void {
+    // Cancelled or deleted while it waited.
+    if (getJob(db, id)?.status !== "esriJobWaiting") return;
+    let slot: WorkerSlot;
+    try {
+      slot = pool.acquire();
+    } catch (err) {
+      log(`No worker could be started for job ${id}.`, err);
+      updateStatus(db, id, "esriJobExecuting", { from: "esriJobWaiting" });
+      updateStatus(db, id, "esriJobFailed", { from: "esriJobExecuting", message: workerStartMessage() });
+      return;
+    }
+    let job: JobRecord;
+    try {
+      job = updateStatus(db, id, "esriJobExecuting", { from: "esriJobWaiting" });
+    } catch (err) {
+      pool.release(slot);
+      throw err;
+    }
+    const run: Run = { job, slot, messages: 0 };
+    runs.set(id, run);
+    bySlot.set(slot, run);
+    slot.worker.postMessage({ type: "run", jobId: id, task: job.task, options: job.options } satisfies ToWorker);
+    if (timeLimitMs < MAX_TIMER_MS) run.limitTimer = setTimeout(() => stopRun(run, "timeout"), timeLimitMs);
+  }
+
+  /** Ask the worker to abort the run; terminate it if it has not stopped within the grace period. */
+  function stopRun(run: Run, why: "cancel" | "timeout"): void {
+    if (run.stopping || runs.get(run.job.id) !== run) return;
+    run.stopping = why;
+    clearTimeout(run.limitTimer);
+    run.slot.worker.postMessage({ type: "cancel", jobId: run.job.id } satisfies ToWorker);
+    run.graceTimer = setTimeout(() => {
+      if (runs.get(run.job.id) !== run) return;
+      log(`Job ${run.job.id} did not stop within ${formatDuration(graceMs)}; terminating its worker.`);
+      // The pool forgets the worker at once, so the next job gets a fresh one.
+      pool.retire(run.slot).catch((err: unknown) => log("Terminating a job worker failed.", err));
+      endRun(run, { kind: "terminated" });
+    }, graceMs);
+  }
+
+  /** The worker is done with the run (or gone): free the slot, then settle the job. */
+  function endRun(run: Run, outcome: Outcome): void {
+    const id = run.job.id;
+    if (runs.get(id) !== run) return;
+    runs.delete(id);
+    bySlot.delete(run.slot);
+    clearTimeout(run.limitTimer);
+    clearTimeout(run.graceTimer);
+    if (!run.slot.retired) pool.release(run.slot);
+    const settled = settle(run, outcome)
+      .catch((err: unknown) => log(`Settling job ${id} failed.`, err))
+      .finally(() => settling.delete(id));
+    settling.set(id, settled);
+    schedulePump();
+  }
+
+  async function settle(run: Run, outcome: Outcome): Promise<void> {
+    const output = outcome.kind === "done" ? outcome.output : undefined;
+    if (run.stopping === "timeout") return conclude(run.job.id, timedOutEnding(output));
+    if (run.stopping === "cancel") return conclude(run.job.id, { status: "esriJobCancelled", reason: "cancelled", output });
+    if (outcome.kind === "failed") {
+      return conclude(run.job.id, { status: "esriJobFailed", message: errorMessage(outcome.message), reason: "failed" });
+    }
+    if (outcome.kind !== "done") {
+      const exitCode = outcome.kind === "crashed" ? outcome.exitCode : 1;
+      return conclude(run.job.id, { status: "esriJobFailed", message: workerStoppedMessage(exitCode), reason: "failed" });
+    }
+    const job = getJob(db, run.job.id);
+    if (job?.status !== "esriJobExecuting") return conclude(run.job.id, { status: "esriJobSucceeded", output });
+    let results: JsonObject;
+    try {
+      results = await finalize(job, output);
+    } catch (err) {
+      log(`Finalizing job ${job.id} (${job.task}) failed.`, err);
+      return conclude(job.id, { status: "esriJobFailed", message: errorMessage(describeError(err)), reason: "failed", output });
+    }
+    return conclude(job.id, { status: "esriJobSucceeded", results, output });
+  }
+
+  function timedOutEnding(output?: unknown): Ending {
+    return { status: "esriJobTimedOut", message: timeLimitMessage(timeLimitMs), reason: "timedOut", output };
+  }
+
+  /** Move the job to how its run ended, cleaning up first; a cancel asked meanwhile wins. */
+  async function conclude(id: string, planned: Ending): Promise<void> {
+    let job = getJob(db, id);
+    let ending = job && endingFor(job, planned);
+    if (!job || !ending) return log(`Job ${id} was ${job?.status ?? "deleted"} when its run ended; left as it is.`);
+    if (ending.reason) {
+      // Before the status: if the server dies in between, recovery cleans up again.
+      await cleanup(job, ending.output, ending.reason);
+      job = getJob(db, id);
+      ending = job && endingFor(job, planned);
+      if (!job || !ending) return;
+    }
+    try {
+      updateStatus(db, id, ending.status, { from: job.status, message: ending.message, results: ending.results });
+    } catch (err) {
+      if (!(err instanceof JobStateError || err instanceof NotFoundError)) throw err;
+      log(`Job ${id} changed while its run was ending; left as it is.`, err);
+    }
+  }
+
+  function enqueue(ids: readonly string[], front = false): void {
+    if (front) queue.unshift(...ids);
+    else queue.push(...ids);
+    schedulePump();
+  }
+
+  return {
+    submit(task, owner, inputs, taskOptions) {
+      if (closing) throw new JobServiceClosedError("The server is shutting down and takes no new jobs; submit the job again shortly.");
+      const job = createJob(db, { task, owner, inputs, options: taskOptions });
+      const waiting = updateStatus(db, job.id, "esriJobWaiting", { from: "esriJobSubmitted" });
+      enqueue([job.id]);
+      return waiting;
+    },
+
+    get: (id) => getJob(db, id),
+
+    list: (query) => listJobs(db, query),
+
+    cancel(id) {
+      const job = getJob(db, id);
+      if (!job) throw new NotFoundError(`No job ${JSON.stringify(id.length > 64 ? id.slice(0, 64) + "…" : id)}.`);
+      switch (job.status) {
+        case "esriJobSubmitted":
+        case "esriJobWaiting": {
+          const at = queue.indexOf(id);
+          if (at >= 0) queue.splice(at, 1);
+          updateStatus(db, id, "esriJobCancelling", { from: job.status });
+          return updateStatus(db, id, "esriJobCancelled", { from: "esriJobCancelling" });
+        }
+        case "esriJobExecuting": {
+          const cancelling = updateStatus(db, id, "esriJobCancelling", { from: job.status });
+          // Not running here: finalizing (settle sees Cancelling) or left by a crash (recover() ends it).
+          const run = runs.get(id);
+          if (run) stopRun(run, "cancel");
+          return cancelling;
+        }
+        default:
+          return job;
+      }
+    },
+
+    async recover() {
+      const known = new Set([...queue, ...runs.keys(), ...settling.keys()]);
+      const report = await recoverJobs(db, { cleanup, log, skip: known });
+      expire();
+      // They were submitted before anything queued since this service started.
+      enqueue(report.queue, true);
+      return report;
+    },
+
+    close() {
+      closing ??= (async () => {
+        clearInterval(retentionTimer);
+        queue.length = 0;
+        const stopped = [...runs.values()];
+        runs.clear();
+        bySlot.clear();
+        for (const run of stopped) {
+          clearTimeout(run.limitTimer);
+          clearTimeout(run.graceTimer);
+        }
+        // Terminate before cleaning up, so nothing writes behind the cleanup's back.
+        await Promise.all(
+          stopped.map((run) => pool.retire(run.slot).catch((err: unknown) => log("Terminating a job worker failed.", err))),
+        );
+        for (const run of stopped) {
+          const id = run.job.id;
+          // A run past its time limit is not worth another go.
+          const ending = run.stopping === "timeout" ? conclude(id, timedOutEnding()) : handBackJob(db, id, cleanup);
+          await ending.catch((err: unknown) => log(`Ending job ${id} at shutdown failed.`, err));
+        }
+        while (settling.size > 0) await Promise.all(settling.values());
+        await pool.close();
+      })();
+      return closing;
+    },
+
+    stats: () => ({ queued: queue.length, running: runs.size, workers: pool.count() }),
+  };
+}
+
+async function defaultFinalize(_job: JobRecord, output: unknown): Promise<JsonObject> {
+  return output !== null && typeof output === "object" && !Array.isArray(output) ? (output as JsonObject) : {};
+}
+
+function defaultLog(message: string, error?: unknown): void {
+  if (error === undefined) console.error(`[jobs] ${message}`);
+  else console.error(`[jobs] ${message}`, error);
+}
+
+/** A cancel asked while the run was ending wins; a job no longer running is left alone. */
+function endingFor(job: JobRecord, planned: Ending): Ending | undefined {
+  if (job.status === "esriJobCancelling") return { status: "esriJobCancelled", reason: "cancelled", output: planned.output };
+  if (job.status === "esriJobExecuting" && planned.status !== "esriJobCancelled") return planned;
+  return undefined;
+}

@@ -1,0 +1,33 @@
+/**
+ * What the main thread and a job worker say to each other over the worker's message port.
+ * One run at a time per worker; every message names its job so late ones can be told apart.
+ */
+import type { JobMessageType, Json } from "./types.js";
+
+/** workerData of a job worker. */
+export interface JobWorkerData {
+  /** URL (href) of the module exporting `runTask`. */
+  workerModule: string;
+}
+
+/**
+ * Main thread -> worker.
+ *
+ * @example
+ * worker.postMessage({ type: "run", jobId, task: "echo", options: {} } satisfies ToWorker);
+ */
+export type ToWorker = { type: "run"; jobId: string; task: string; options: Json } | { type: "cancel"; jobId: string };
+
+/**
+ * Worker -> main thread. A run ends with exactly one "done" or "failed".
+ *
+ * @example
+ * port.postMessage({ type: "progress", jobId, percentage: 50 } satisfies FromWorker);
+ */
+export type FromWorker =
+  | { type: "progress"; jobId: string; percentage: number; message?: string }
+  | { type: "message"; jobId: string; messageType: JobMessageType; description: string }
+  | { type: "report"; jobId: string; key: string; value: Json }
+  | { type: "done"; jobId: string; output: unknown }
+  /** `message` is for the user; `stack` only for the server log. */
+  | { type: "failed"; jobId: string; message: string; stack?: string };

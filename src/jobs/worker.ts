@@ -1,0 +1,108 @@
+/**
+ * The entry of a job worker thread (started by workerPool.ts, never imported). It imports the
+ * task module named in workerData once, then runs one job at a time: "run" calls
+ * `runTask(task, options, ctx)`, "cancel" aborts the run's signal. Progress, messages and
+ * reports are posted to the main thread, which persists them.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { describeError } from "./jobMessages.js";
+import type { FromWorker, JobWorkerData, ToWorker } from "./protocol.js";
+import type { JobMessageType, Json, RunTask, TaskContext } from "./types.js";
+
+// Tasks may report progress per tile; the main thread needs to hear a few times a second.
+const PROGRESS_INTERVAL_MS = 100;
+
+if (!parentPort) throw new Error("src/jobs/worker.ts runs as a worker thread; it is not a module to import.");
+const port = parentPort;
+const { workerModule } = workerData as JobWorkerData;
+const controllers = new Map<string, AbortController>();
+let loaded: Promise<RunTask> | undefined;
+
+port.on("message", (message: ToWorker) => {
+  if (message.type === "run") void run(message.jobId, message.task, message.options);
+  else controllers.get(message.jobId)?.abort();
+});
+
+function post(message: FromWorker): void {
+  port.postMessage(message);
+}
+
+/** An error whose message is for the user and whose cause is for the log. */
+class ReportedError extends Error {}
+
+const LOAD_FAILED = "The server could not load its tasks. Tell the administrator.";
+
+function loadRunTask(): Promise<RunTask> {
+  loaded ??= import(workerModule).then(
+    (mod: { runTask?: unknown }) => {
+      if (typeof mod.runTask !== "function") {
+        throw new ReportedError(LOAD_FAILED, { cause: new Error(`${workerModule} exports no runTask function.`) });
+      }
+      return mod.runTask as RunTask;
+    },
+    (err: unknown) => {
+      throw new ReportedError(LOAD_FAILED, { cause: err });
+    },
+  );
+  return loaded;
+}
+
+async function run(jobId: string, task: string, options: Json): Promise<void> {
+  const controller = new AbortController();
+  controllers.set(jobId, controller);
+  const progress = progressReporter(jobId);
+  const ctx: TaskContext = {
+    jobId,
+    signal: controller.signal,
+    progress: progress.report,
+    message: (type: JobMessageType, description: string) =>
+      post({ type: "message", jobId, messageType: type, description: String(description) }),
+    report: (key: string, value: Json) => post({ type: "report", jobId, key, value }),
+  };
+  try {
+    const runTask = await loadRunTask();
+    const output = await runTask(task, options, ctx);
+    progress.stop();
+    try {
+      post({ type: "done", jobId, output: output ?? null });
+    } catch (err) {
+      throw new ReportedError("The task produced a result the server cannot pass on. Tell the administrator.", { cause: err });
+    }
+  } catch (err) {
+    progress.stop();
+    const logged = err instanceof ReportedError ? err.cause : err;
+    post({ type: "failed", jobId, message: describeError(err), stack: logged instanceof Error ? logged.stack : String(logged) });
+  } finally {
+    controllers.delete(jobId);
+  }
+}
+
+/** Coalesce progress to one post per PROGRESS_INTERVAL_MS, always delivering the latest. */
+function progressReporter(jobId: string): { report: TaskContext["progress"]; stop(): void } {
+  let last = 0;
+  let pending: { percentage: number; message?: string } | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const flush = (): void => {
+    timer = undefined;
+    if (!pending || stopped) return;
+    post({ type: "progress", jobId, ...pending });
+    pending = undefined;
+    last = Date.now();
+  };
+  return {
+    report(percentage: number, message?: string) {
+      if (stopped) return;
+      const clamped = Number.isFinite(percentage) ? Math.min(100, Math.max(0, percentage)) : 0;
+      pending = message === undefined ? { percentage: clamped } : { percentage: clamped, message: String(message) };
+      if (timer) return;
+      const wait = last + PROGRESS_INTERVAL_MS - Date.now();
+      if (wait <= 0) flush();
+      else timer = setTimeout(flush, wait);
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * A pool of job worker threads, at most `size`, started when first needed. A worker that
+ * dies or is retired leaves the pool at once, so the next job gets a fresh one.
+ */
+import { Worker } from "node:worker_threads";
+import type { FromWorker, JobWorkerData } from "./protocol.js";
+
+/** One worker thread of the pool. */
+export interface WorkerSlot {
+  readonly worker: Worker;
+  /** Running a job. */
+  busy: boolean;
+  /** Terminated on purpose or dead: its events are no longer reported. */
+  retired: boolean;
+}
+
+export interface WorkerPoolOptions {
+  /** The module the workers import; it exports `runTask`. */
+  workerModule: URL;
+  size: number;
+  onMessage(slot: WorkerSlot, message: FromWorker): void;
+  /** A worker stopped without being retired (a crash, or process.exit in a task). */
+  onExit(slot: WorkerSlot, exitCode: number, error: unknown): void;
+  log(message: string, error?: unknown): void;
+}
+
+export interface WorkerPool {
+  /** An idle worker, or a new one; throws if all `size` are busy or one cannot start. */
+  acquire(): WorkerSlot;
+  release(slot: WorkerSlot): void;
+  /** Terminate a worker (e.g. one that ignores cancellation); it leaves the pool at once. */
+  retire(slot: WorkerSlot): Promise<void>;
+  /** How many workers are alive. */
+  count(): number;
+  /** Terminate every worker. */
+  close(): Promise<void>;
+}
+
+/**
+ * @example
+ * const pool = createWorkerPool({ workerModule, size: 4, onMessage, onExit, log });
+ * const slot = pool.acquire();
+ * slot.worker.postMessage({ type: "run", jobId, task, options });
+ */
+export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
+  const slots = new Set<WorkerSlot>();
+
+  const spawn = (): WorkerSlot => {
+    const worker = startWorker(options.workerModule);
+    const slot: WorkerSlot = { worker, busy: false, retired: false };
+    let error: unknown;
+    // A throwing handler must not take the server down with it.
+    const guard = (what: string, fn: () => void): void => {
+      try {
+        fn();
+      } catch (err) {
+        options.log(`Handling a job worker's ${what} failed.`, err);
+      }
+    };
+    worker.on("message", (message: FromWorker) => {
+      if (!slot.retired) guard("message", () => options.onMessage(slot, message));
+    });
+    worker.on("messageerror", (err) => options.log("A job worker sent a message that could not be read.", err));
+    worker.on("error", (err) => {
+      error = err;
+    });
+    worker.on("exit", (code) => {
+      slots.delete(slot);
+      if (slot.retired) return;
+      slot.retired = true;
+      guard("exit", () => options.onExit(slot, code, error));
+    });
+    slots.add(slot);
+    return slot;
+  };
+
+  const retire = async (slot: WorkerSlot): Promise<void> => {
+    slot.retired = true;
+    slots.delete(slot);
+    await slot.worker.terminate();
+  };
+
+  return {
+    acquire() {
+      let slot = [...slots].find((s) => !s.busy);
+      if (!slot) {
+        if (slots.size >= options.size) throw new Error(`All ${options.size} job workers are busy.`);
+        slot = spawn();
+      }
+      slot.busy = true;
+      return slot;
+    },
+    release(slot) {
+      slot.busy = false;
+    },
+    retire,
+    count: () => slots.size,
+    async close() {
+      await Promise.all([...slots].map(retire));
+    },
+  };
+}
+
+/**
+ * Start a worker running worker.ts/worker.js. Workers inherit the parent's execArgv by default,
+ * which is what we want; passing `execArgv: process.execArgv` explicitly would make Node
+ * refuse flags such as --max-old-space-size (ERR_WORKER_INVALID_EXEC_ARGV). From TypeScript
+ * sources (under tsx) the worker registers tsx itself: on Node 20 the inherited `--import`
+ * loader is not applied to worker threads ("Unknown file extension .ts").
+ */
+function startWorker(workerModule: URL): Worker {
+  const workerData: JobWorkerData = { workerModule: workerModule.href };
+  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./worker.js", import.meta.url), { workerData });
+  const tsxApi = import.meta.resolve("tsx/esm/api");
+  const entry = new URL("./worker.ts", import.meta.url).href;
+  const boot = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(boot, { eval: true, workerData });
+}
