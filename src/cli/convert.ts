@@ -4,8 +4,7 @@ import { InvalidInputError } from "../cube/errors.js";
 import { openCube } from "../io/open.js";
 import { wholeCubePlan } from "../tasks/plan.js";
 import { writeSubset } from "../tasks/subset.js";
-import type { Command } from "./main.js";
-import { parseCommandArgs } from "./main.js";
+import { type Command, parseCommandArgs } from "./command.js";
 import { resolveSource, storeSpecs } from "./source.js";
 
 export const convertCommand: Command = {

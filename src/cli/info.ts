@@ -1,8 +1,7 @@
 /** `strata info`: describe a raster. */
 import { detectFormat, openCube } from "../io/open.js";
 import { describeCube, formatCubeInfo } from "./describe.js";
-import type { Command } from "./main.js";
-import { parseCommandArgs } from "./main.js";
+import { type Command, parseCommandArgs } from "./command.js";
 import { resolveSource, storeSpecs } from "./source.js";
 import { InvalidInputError } from "../cube/errors.js";
 

@@ -1,9 +1,9 @@
 /**
- * The `strata` command line: `strata info`, `strata convert` (more arrive with the server).
- * Every failure exits non-zero with a one-line reason; --help works everywhere.
+ * The `strata` command line: serve, info, convert, user. Every failure exits non-zero with a
+ * one-line reason; --help works everywhere.
  */
-import { parseArgs } from "node:util";
 import { StrataError } from "../cube/errors.js";
+import { type Command, type Output, PROCESS_OUTPUT } from "./command.js";
 import { convertCommand } from "./convert.js";
 import { infoCommand } from "./info.js";
 import { serveCommand } from "./serve.js";
@@ -28,19 +28,6 @@ Inputs are file paths, Zarr directories, http(s) URLs of Zarr stores with consol
 metadata, or data-store URIs (/fileShares/<name>/<path>, /cloudStores/<name>/<path>) of
 stores registered with --store or STRATA_DATA_STORES (specs separated by ';').
 A store SPEC is fileShare:<name>=<dir> or cloudStore:<name>=<dir|https://base>.`;
-
-/** Where a command writes; tests pass their own to run commands in-process. */
-export interface Output {
-  stdout(text: string): void;
-  stderr(text: string): void;
-}
-
-const PROCESS_OUTPUT: Output = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
-
-export interface Command {
-  readonly usage: string;
-  run(args: string[], out: Output): Promise<number>;
-}
 
 const COMMANDS: Record<string, Command> = { serve: serveCommand, info: infoCommand, convert: convertCommand, user: userCommand };
 
@@ -71,9 +58,4 @@ export async function main(argv: string[], out: Output = PROCESS_OUTPUT): Promis
 function oneLine(e: unknown): string {
   const text = e instanceof Error ? e.message : String(e);
   return text.replace(/\s*\n\s*/g, " ");
-}
-
-/** Shared by commands: parse flags strictly so typos are errors, not silently ignored. */
-export function parseCommandArgs<T extends Record<string, { type: "string" | "boolean"; multiple?: boolean }>>(args: string[], options: T) {
-  return parseArgs({ args, options, allowPositionals: true, strict: true });
 }

@@ -1,6 +1,5 @@
 /** `strata serve`: run the server until SIGTERM/SIGINT, then stop gracefully. */
-import type { Command } from "./main.js";
-import { parseCommandArgs } from "./main.js";
+import { type Command, parseCommandArgs } from "./command.js";
 import { SERVE_OPTIONS, resolveServeConfig } from "./serveConfig.js";
 import { startStrata } from "./startStrata.js";
 

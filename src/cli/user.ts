@@ -4,8 +4,7 @@ import { join, resolve } from "node:path";
 import { InvalidInputError } from "../cube/errors.js";
 import { openPortalDb } from "../portal/schema.js";
 import { createUser, listUsers, removeUser, ROLES, setPassword, type Role, type User } from "../portal/users.js";
-import type { Command } from "./main.js";
-import { parseCommandArgs } from "./main.js";
+import { type Command, parseCommandArgs } from "./command.js";
 
 const USAGE = `Usage: strata user <add|passwd|list|remove> ... [--data-dir DIR]
 

@@ -19,6 +19,7 @@ export interface TestServer {
   addUser(username: string, role: Role, password?: string): Promise<string>;
   token(username: string, password: string): Promise<string>;
   /** GET/POST a resource as JSON (f=json added), with an optional token. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON answers of every shape
   call(path: string, params?: Record<string, string>, options?: { token?: string; method?: "GET" | "POST" }): Promise<any>;
   close(): Promise<void>;
 }
@@ -62,6 +63,7 @@ export async function startTestServer(flags: Record<string, string | boolean | s
 }
 
 /** Poll a job until it reaches a terminal status. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a job JSON
 export async function waitForJob(server: TestServer, task: string, jobId: string, token: string, timeoutMs = 60_000): Promise<any> {
   const end = Date.now() + timeoutMs;
   for (;;) {
