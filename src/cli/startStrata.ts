@@ -45,7 +45,8 @@ export interface RunningStrata {
   close(): Promise<void>;
 }
 
-const SAMPLES_DIR = fileURLToPath(new URL("../../samples/", import.meta.url));
+/** samples/ at the project root: two levels up from src/cli, three from dist/src/cli. */
+const SAMPLES_DIRS = ["../../samples/", "../../../samples/"].map((p) => fileURLToPath(new URL(p, import.meta.url)));
 /** Workers import the task runner from sources under tsx, from dist/ when compiled. */
 const WORKER_MODULE = new URL(`../tasks/worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
 
@@ -155,11 +156,17 @@ async function withConcretePort(config: ServeConfig): Promise<ServeConfig> {
 
 /** Publish each sample raster shipped in samples/ as a public service owned by the admin. */
 async function publishSamples(db: MetadataDb, store: RasterStore, urls: ServerUrls): Promise<void> {
-  const files = (await readdir(SAMPLES_DIR).catch(() => [] as string[])).filter((f) => f.endsWith(".nc")).sort();
+  let dir = "";
+  let files: string[] = [];
+  for (const candidate of SAMPLES_DIRS) {
+    files = (await readdir(candidate).catch(() => [] as string[])).filter((f) => f.endsWith(".nc")).sort();
+    dir = candidate;
+    if (files.length) break;
+  }
   for (const file of files) {
     const name = basename(file, extname(file));
     if (getItemByServiceName(db, name)) continue;
-    const cube = await openCube(join(SAMPLES_DIR, file));
+    const cube = await openCube(join(dir, file));
     const pending = await store.begin();
     try {
       await writeSubset(cube, wholeCubePlan(cube), pending.path);
