@@ -7,6 +7,7 @@
 import { open as openFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { NotFoundError, UnsupportedDataError } from "../cube/errors.js";
+import { stackCubes } from "../cube/stack.js";
 import type { Cube } from "../cube/types.js";
 import { cubeFromRaw } from "./cf.js";
 
@@ -71,4 +72,34 @@ export async function detectFormat(path: string): Promise<RasterFormat> {
   if (isHdf5(head)) return "netcdf4";
   if (isTiff(head)) return "geotiff";
   throw new UnsupportedDataError(`${path} is not a format Strata reads (NetCDF-3, NetCDF-4/HDF5, GeoTIFF or Zarr)`);
+}
+
+/** Where an input raster lives: a path, a Zarr URL, or several rasters to stack (a folder). */
+export interface RasterLocation {
+  readonly path?: string;
+  readonly url?: string;
+  readonly stack?: readonly { readonly name: string; readonly path?: string; readonly url?: string }[];
+}
+
+/**
+ * Open a located raster; a stack is opened member by member and stacked along the
+ * dimension its members share (StdTime when they all have it).
+ * @example
+ * const cube = await openLocation({ stack: [{ name: "jan", path: "/data/rasters/a" }, { name: "feb", path: "/data/rasters/b" }] });
+ */
+export async function openLocation(location: RasterLocation, parameter = "input"): Promise<Cube> {
+  const one = (l: { path?: string; url?: string }) => openCube(l.url ? new URL(l.url) : l.path!);
+  if (!location.stack) return one(location);
+  const cubes: Cube[] = [];
+  try {
+    for (const member of location.stack) cubes.push(await one(member));
+    return stackCubes(
+      cubes,
+      location.stack.map((m) => m.name),
+      parameter,
+    );
+  } catch (e) {
+    await Promise.all(cubes.map((c) => c.close()));
+    throw e;
+  }
 }

@@ -4,10 +4,11 @@
  * may not read or change what it names), before any job exists.
  */
 import { InvalidInputError, NotFoundError, StrataError } from "../cube/errors.js";
-import { openCube } from "../io/open.js";
+import { openLocation } from "../io/open.js";
 import { type Viewer, canRead } from "../portal/access.js";
 import { AuthError } from "../portal/errors.js";
-import { getItem, getItemByServiceName } from "../portal/items.js";
+import { getFolder } from "../portal/folders.js";
+import { getItem, getItemByServiceName, listItems } from "../portal/items.js";
 import type { DataStoreRegistry } from "../store/dataStores.js";
 import type { MetadataDb } from "../store/metadataDb.js";
 import type { RasterStore } from "../store/rasterStore.js";
@@ -38,7 +39,7 @@ export function parseEnvFor(deps: ResolveDeps, viewer: Viewer): ParseEnv {
     resolveOutput: (descriptor, parameter) => resolveOutput(deps, viewer, descriptor, parameter),
     async openCube(location: InputLocation, parameter: string) {
       try {
-        return await openCube(location.url ? new URL(location.url) : location.path!);
+        return await openLocation(location, parameter);
       } catch (e) {
         if (e instanceof StrataError) throw new InvalidInputError(`${parameter}: ${e.message}`, { parameter, cause: e });
         throw e;
@@ -105,7 +106,18 @@ async function resolveInput(
       throw e;
     }
   }
-  throw fail("folderId inputs (stacking a folder's rasters) are not supported by this server yet; name one raster by itemId, url or uri");
+  return { location: await folderLocation(deps, viewer, value, parameter), warnings };
+}
+
+/** A folder's raster items the caller can read, to be stacked along their shared dimension. */
+async function folderLocation(deps: ResolveDeps, viewer: Viewer, folderId: string, parameter: string): Promise<InputLocation> {
+  const folder = getFolder(deps.db, folderId);
+  if (!folder) throw new InvalidInputError(`${parameter}: no folder with id ${folderId}`, { parameter });
+  const items = listItems(deps.db, { owner: folder.owner, folderId, viewer }).filter((i) => datasetIdOf(i));
+  if (items.length === 0) throw new InvalidInputError(`${parameter}: folder ${folder.title} holds no raster you can read`, { parameter });
+  const stack = [];
+  for (const item of items) stack.push({ name: item.serviceName ?? item.title, ...(await itemLocation(deps, item, parameter)) });
+  return { stack };
 }
 
 async function itemLocation(

@@ -8,7 +8,7 @@ import { subsetDimension } from "../cube/dimension.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { windowGrid } from "../cube/grid.js";
 import type { Cube, Dimension, Window } from "../cube/types.js";
-import { openCube } from "../io/open.js";
+import { openLocation } from "../io/open.js";
 import { TILE, createZarrWriter } from "../io/zarrWrite.js";
 import { openRasterStore } from "../store/rasterStore.js";
 import { parseContext } from "./context.js";
@@ -226,7 +226,7 @@ export async function writeSubset(
 }
 
 async function run(options: SubsetOptions, ctx: RunContext): Promise<RunOutput> {
-  const cube = await openCube(options.input.url ? new URL(options.input.url) : options.input.path!);
+  const cube = await openLocation(options.input);
   const store = await openRasterStore(ctx.dataDir, { sweep: false });
   const pending = await store.begin();
   ctx.report("pendingDataset", pending.id);

@@ -3,13 +3,11 @@
  * exists (400 now, not later), and a runner that executes in a worker thread.
  */
 import type { Cube } from "../cube/types.js";
+import type { RasterLocation } from "../io/open.js";
 import type { TaskInfo } from "./gp.js";
 
-/** Where an input raster lives once its descriptor is resolved (a path, or a Zarr URL). */
-export interface InputLocation {
-  readonly path?: string;
-  readonly url?: string;
-}
+/** Where an input raster lives once its descriptor is resolved (path, Zarr URL, or a stack). */
+export type InputLocation = RasterLocation;
 
 /** Output descriptor (SPEC §5) once checked. */
 export type OutputTarget =

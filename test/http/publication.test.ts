@@ -104,3 +104,38 @@ describe("publication", () => {
     assert.equal((await datasets()).length, before.length - 1);
   });
 });
+
+describe("folder inputs", () => {
+  it("stacks a folder's rasters along their shared dimension, sorted, and refuses mixed grids", { timeout: 120_000 }, async () => {
+    const folder = (await server.call("/sharing/rest/content/users/ana/createFolder", { title: "months" }, { token })).folder.id;
+    for (const month of ["Mar", "Jan", "Feb"]) {
+      const { job } = await run({
+        inputMultidimensionalRaster: sst(),
+        outputName: JSON.stringify({ serviceProperties: { name: `sst_${month}` }, itemProperties: { folderId: folder } }),
+        dimensionDefinition: "BY_VALUE",
+        dimensionValues: JSON.stringify([{ dimension: "StdTime", value: month }]),
+      });
+      assert.equal(job.jobStatus, "esriJobSucceeded", JSON.stringify(job.messages));
+    }
+    const { job } = await run({ inputMultidimensionalRaster: JSON.stringify({ folderId: folder }), outputName: "sst_q1" });
+    assert.equal(job.jobStatus, "esriJobSucceeded", JSON.stringify(job.messages));
+    const md = await server.call("/rest/services/Hosted/sst_q1/ImageServer/multidimensionalInfo", {}, { token });
+    const months = md.multidimensionalInfo.variables[0].dimensions[0].values.map((t: number) => new Date(t).getUTCMonth() + 1);
+    assert.deepEqual(months, [1, 2, 3]);
+
+    const other = await run({
+      inputMultidimensionalRaster: JSON.stringify({ url: `${server.url}/rest/services/Hosted/navy_winds_10deg/ImageServer` }),
+      outputName: JSON.stringify({ serviceProperties: { name: "winds_in_folder" }, itemProperties: { folderId: folder } }),
+      dimensionDefinition: "BY_VALUE",
+      dimensionValues: '[{"dimension":"StdTime","value":"1990-07-18T11:00:00"}]',
+    });
+    assert.equal(other.job.jobStatus, "esriJobSucceeded");
+    const mixed = await server.call(
+      `${GP}/submitJob`,
+      { inputMultidimensionalRaster: JSON.stringify({ folderId: folder }), outputName: "mixed" },
+      { token },
+    );
+    assert.equal(mixed.error?.code, 400);
+    assert.match(mixed.error.details.join(" "), /inputMultidimensionalRaster: .*different grid/);
+  });
+});
