@@ -9,8 +9,6 @@
  *   bash scripts/fixtures.sh && /tmp/v/bin/python scripts/goldens/make_subset_goldens.py
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 
 import { InvalidInputError } from "../../src/cube/errors.js";
@@ -18,40 +16,15 @@ import type { Cube, Dimension } from "../../src/cube/types.js";
 import { openCube } from "../../src/io/open.js";
 import { selectSlices } from "../../src/tasks/selection.js";
 import { type SubsetOptions, subsetTask } from "../../src/tasks/subset.js";
-import type { InputLocation, ParseEnv, Parsed } from "../../src/tasks/types.js";
-
-const REAL = fileURLToPath(new URL("../fixtures/real/", import.meta.url));
-const CASES_FILE = fileURLToPath(new URL("../golden/subset/cases.json", import.meta.url));
-
-interface GoldenCase {
-  name: string;
-  file: string;
-  params: Record<string, string>;
-  expected: {
-    variables: string[];
-    dims: Record<string, number[]>;
-    grid?: { width: number; height: number; ymax_center: number; xmin_center: number };
-  };
-}
-
-const CASES = JSON.parse(readFileSync(CASES_FILE, "utf8")) as GoldenCase[];
-
-/** Resolves `{"uri": "<file>"}` to the fixture; everything else is what parse really does. */
-const env: ParseEnv = {
-  resolveInput: async (descriptor) => ({ location: { path: REAL + (descriptor as { uri: string }).uri }, warnings: [] }),
-  resolveOutput: async () => ({ kind: "create", serviceName: "x", itemProperties: {} }),
-  openCube: (location: InputLocation) => openCube(location.path!),
-};
+import type { Parsed } from "../../src/tasks/types.js";
+import { CASES, REAL, fixtureEnv, plain } from "../helpers/subsetCases.js";
 
 function parse(file: string, params: Record<string, string>): Promise<Parsed<SubsetOptions>> {
   return subsetTask.parse(
     { inputMultidimensionalRaster: JSON.stringify({ uri: file }), outputName: '{"serviceProperties":{"name":"x"}}', ...params },
-    env,
+    fixtureEnv,
   );
 }
-
-/** -0 and 0 are the same height. */
-const plain = (values: readonly number[]) => values.map((v) => v + 0);
 
 describe("Subset selection against xarray (golden cases)", () => {
   const cubes = new Map<string, Cube>();

@@ -10,36 +10,16 @@
  *   bash scripts/fixtures.sh && /tmp/v/bin/python scripts/goldens/make_subset_goldens.py
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 
 import type { Statistics } from "../../src/analysis/statistics.js";
 import type { Cube } from "../../src/cube/types.js";
 import { openCube } from "../../src/io/open.js";
 import { type SubsetOptions, subsetTask, writeSubset } from "../../src/tasks/subset.js";
-import type { InputLocation, ParseEnv } from "../../src/tasks/types.js";
-
-const REAL = fileURLToPath(new URL("../fixtures/real/", import.meta.url));
-const CASES_FILE = fileURLToPath(new URL("../golden/subset/cases.json", import.meta.url));
-
-interface GoldenCase {
-  name: string;
-  file: string;
-  params: Record<string, string>;
-  expected: {
-    variables: string[];
-    dims: Record<string, number[]>;
-    grid?: { width: number; height: number; ymax_center: number; xmin_center: number };
-    samples: { variable: string; index: Record<string, number>; row: number; col: number; value: number | null }[];
-    statistics: Record<string, { min: number; max: number; mean: number; count: number }>;
-  };
-}
-
-const CASES = JSON.parse(readFileSync(CASES_FILE, "utf8")) as GoldenCase[];
+import { CASES, REAL, fixtureEnv, plain } from "../helpers/subsetCases.js";
 
 /**
  * The cases written end to end: every kind of definition, a variables subset, both extent
@@ -59,14 +39,6 @@ const WRITTEN = [
   "extent_3857_january_navy",
   "extent_edges_iteration_z_ocean",
 ];
-
-const env: ParseEnv = {
-  resolveInput: async (descriptor) => ({ location: { path: REAL + (descriptor as { uri: string }).uri }, warnings: [] }),
-  resolveOutput: async () => ({ kind: "create", serviceName: "x", itemProperties: {} }),
-  openCube: (location: InputLocation) => openCube(location.path!),
-};
-
-const plain = (values: readonly number[]) => values.map((v) => v + 0);
 
 describe("Subset output against xarray (golden cases written to Zarr)", () => {
   let dir = "";
@@ -89,7 +61,7 @@ describe("Subset output against xarray (golden cases written to Zarr)", () => {
     it(c.name, async () => {
       const { options } = await subsetTask.parse(
         { inputMultidimensionalRaster: JSON.stringify({ uri: c.file }), outputName: '{"serviceProperties":{"name":"x"}}', ...c.params },
-        env,
+        fixtureEnv,
       );
       const path = join(dir, `${c.name}.zarr`);
       const source = await openCube(REAL + c.file);
