@@ -5,7 +5,7 @@
  * 400 and no job exists.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { InvalidInputError, NotFoundError } from "../cube/errors.js";
+import { NotFoundError } from "../cube/errors.js";
 import { appendMessage } from "../jobs/jobStore.js";
 import type { JobRecord, JsonObject } from "../jobs/types.js";
 import { type Viewer, canRunAnalysis, isAdmin } from "../portal/access.js";
@@ -245,9 +245,4 @@ function taskPage(ctx: AppContext, task: TaskDefinition, crumbs: HtmlPage["bread
     },
     json: body,
   };
-}
-
-/** Reject unknown parameters early in forms that name none of the task's (used by tests). */
-export function assertKnownTask(ctx: AppContext, name: string): void {
-  if (!ctx.tasks.has(name)) throw new InvalidInputError(`no task ${name}`, { parameter: "task" });
 }
