@@ -29,7 +29,12 @@ describe("protocol", () => {
     assert.equal(info.owningSystemUrl, server.url);
     assert.equal(info.authInfo.tokenServicesUrl, `${server.url}/sharing/rest/generateToken`);
     const tools = await server.call(GP, {});
-    assert.deepEqual(tools.tasks, [TASK]);
+    assert.deepEqual(tools.tasks, [
+      "SubsetMultidimensionalRaster",
+      "GenerateMultidimensionalAnomaly",
+      "GenerateTrendRaster",
+      "PredictUsingTrendRaster",
+    ]);
     assert.equal(tools.executionType, "esriExecutionTypeAsynchronous");
   });
 

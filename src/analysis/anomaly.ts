@@ -1,0 +1,492 @@
+/**
+ * Multidimensional anomalies (SPEC §7, docs/tasks.md): each slice's departure from the
+ * mean, median or standard score of its group of slices, pixel by pixel.
+ *
+ * `anomalyTile` is the kernel: one spatial tile through the whole time axis, time-major.
+ * Means and deviations run over contiguous rows of pixels (a group's slices one after the
+ * other), medians gather each pixel's valid values and quickselect them. `computeAnomaly`
+ * walks a cube tile by tile into a block sink. Pure: knows nothing of formats or jobs.
+ */
+import { STD_TIME, type Cube, type Dimension, type PixelType, type TypedArray, type Variable, type Window } from "../cube/types.js";
+import { GROUP_INTERVALS, type GroupInterval, groupKeys } from "./groups.js";
+import { type Statistics, statisticsAccumulator } from "./statistics.js";
+import type { BlockSink } from "./subset.js";
+import { timeTileEdge, windowTiles } from "./tiles.js";
+
+export const ANOMALY_METHODS = [
+  "DIFFERENCE_FROM_MEAN",
+  "PERCENT_DIFFERENCE_FROM_MEAN",
+  "PERCENT_OF_MEAN",
+  "Z_SCORE",
+  "DIFFERENCE_FROM_MEDIAN",
+  "PERCENT_DIFFERENCE_FROM_MEDIAN",
+  "PERCENT_OF_MEDIAN",
+] as const;
+export type AnomalyMethod = (typeof ANOMALY_METHODS)[number];
+
+export const CALCULATION_INTERVALS = [...GROUP_INTERVALS, "EXTERNAL_RASTER"] as const;
+export type CalculationInterval = (typeof CALCULATION_INTERVALS)[number];
+
+// What is computed from x and the reference R (µ or m) and s.
+const DIFFERENCE = 0;
+const PERCENT_DIFFERENCE = 1;
+const PERCENT_OF = 2;
+const Z_SCORE = 3;
+
+const KIND: Record<AnomalyMethod, { kind: number; median: boolean }> = {
+  DIFFERENCE_FROM_MEAN: { kind: DIFFERENCE, median: false },
+  PERCENT_DIFFERENCE_FROM_MEAN: { kind: PERCENT_DIFFERENCE, median: false },
+  PERCENT_OF_MEAN: { kind: PERCENT_OF, median: false },
+  Z_SCORE: { kind: Z_SCORE, median: false },
+  DIFFERENCE_FROM_MEDIAN: { kind: DIFFERENCE, median: true },
+  PERCENT_DIFFERENCE_FROM_MEDIAN: { kind: PERCENT_DIFFERENCE, median: true },
+  PERCENT_OF_MEDIAN: { kind: PERCENT_OF, median: true },
+};
+
+export interface AnomalyTileOptions {
+  /** The input's nodata value (NaN is always nodata). */
+  readonly nodata?: number;
+  /** Group index (0..G-1) of each slice (see groupKeys); its length is the number of slices T. */
+  readonly groups: Int32Array;
+  readonly method: AnomalyMethod;
+  /** true: nodata slices are left out of µ, m and s; false: any nodata slice makes its group nodata at that pixel. */
+  readonly ignoreNoData: boolean;
+  /**
+   * External µ (or m) per pixel, NaN for nodata: one slice [P] for every slice, or [T][P]
+   * slice by slice. When given, groups and ignoreNoData play no part. Not with Z_SCORE.
+   */
+  readonly reference?: Float64Array;
+  /** Where to write [T][P]; default a new Float64Array for Float64Array input, else Float32Array. */
+  readonly out?: Float32Array | Float64Array;
+}
+
+/**
+ * Anomalies of a tile: `values` is time-major [T][P] (P pixels, one slice after another);
+ * the result is [T][P] with NaN for nodata (a nodata input, a group without valid values,
+ * or a division by zero; never Infinity).
+ * @example
+ * // one pixel, January 1990 and 1991 in one group: µ = 2 → [-1, 1]
+ * anomalyTile(Float32Array.of(1, 3), { groups: Int32Array.of(0, 0), method: "DIFFERENCE_FROM_MEAN", ignoreNoData: true });
+ */
+export function anomalyTile(values: TypedArray, options: AnomalyTileOptions): Float32Array | Float64Array {
+  const { groups, method, ignoreNoData, reference } = options;
+  const T = groups.length;
+  // P as an int32 (not the double a division gives) keeps every index arithmetic in integers.
+  const P = T === 0 ? 0 : (values.length / T) | 0;
+  if (P * T !== values.length) throw new RangeError(`${values.length} values are not ${T} slices of equal size`);
+  const out = options.out ?? (values instanceof Float64Array ? new Float64Array(values.length) : new Float32Array(values.length));
+  if (out.length !== values.length) throw new RangeError(`the output holds ${out.length} values, not ${values.length}`);
+  const nd = options.nodata ?? NaN;
+  const limit = out instanceof Float32Array ? F32_MAX : Number.MAX_VALUE;
+  const { kind, median } = KIND[method];
+
+  if (reference) {
+    if (kind === Z_SCORE) throw new RangeError("Z_SCORE needs the group's standard deviation; it cannot use a reference raster");
+    if (reference.length !== P && reference.length !== T * P) {
+      throw new RangeError(`the reference holds ${reference.length} values, neither one slice (${P}) nor every slice (${T * P})`);
+    }
+    const perSlice = reference.length !== P;
+    for (let t = 0; t < T; t++) applyRow(values, out, t * P, P, nd, kind, reference, perSlice ? t * P : 0, reference, limit);
+    return out;
+  }
+
+  // Slices of each group, contiguous: members[start[g] .. start[g+1]).
+  let G = 0;
+  for (let t = 0; t < T; t++) {
+    if (groups[t] < 0) throw new RangeError(`group index ${groups[t]} of slice ${t} is negative`);
+    if (groups[t] + 1 > G) G = groups[t] + 1;
+  }
+  const start = new Int32Array(G + 1);
+  for (let t = 0; t < T; t++) start[groups[t] + 1]++;
+  for (let g = 0; g < G; g++) start[g + 1] += start[g];
+  const members = new Int32Array(T);
+  const fill = start.slice(0, G);
+  for (let t = 0; t < T; t++) members[fill[groups[t]]++] = t;
+
+  const ref = new Float64Array(P); // µ or m of the group at each pixel
+  const sd = new Float64Array(P); // s (Z_SCORE only)
+  if (median) {
+    let largest = 0;
+    for (let g = 0; g < G; g++) largest = Math.max(largest, start[g + 1] - start[g]);
+    const buf = new Float64Array(largest);
+    for (let g = 0; g < G; g++) {
+      const a = start[g];
+      const b = start[g + 1];
+      for (let p = 0; p < P; p++) {
+        let n = 0;
+        let bad = false;
+        for (let j = a; j < b; j++) {
+          const x = values[members[j] * P + p];
+          if (x !== x || x === nd) bad = true;
+          else buf[n++] = x;
+        }
+        ref[p] = n === 0 || (bad && !ignoreNoData) ? NaN : medianOf(buf, n);
+      }
+      for (let j = a; j < b; j++) applyRow(values, out, members[j] * P, P, nd, kind, ref, 0, sd, limit);
+    }
+    return out;
+  }
+
+  const sum = new Float64Array(P);
+  const count = new Int32Array(P);
+  const bad = new Uint8Array(P);
+  // Float32 and integer values sum exactly in float64, so a constant series has µ = x and
+  // s = 0 exactly; float64 values may not, and are checked for constancy instead.
+  const first = values instanceof Float64Array && kind === Z_SCORE ? new Float64Array(P) : undefined;
+  for (let g = 0; g < G; g++) {
+    const a = start[g];
+    const b = start[g + 1];
+    sum.fill(0);
+    count.fill(0);
+    bad.fill(0);
+    for (let j = a; j < b; j++) {
+      const row = members[j] * P;
+      for (let p = 0; p < P; p++) {
+        const x = values[row + p];
+        if (x !== x || x === nd) bad[p] = 1;
+        else {
+          sum[p] += x;
+          count[p]++;
+        }
+      }
+    }
+    for (let p = 0; p < P; p++) ref[p] = count[p] === 0 || (bad[p] && !ignoreNoData) ? NaN : sum[p] / count[p];
+    if (kind === Z_SCORE) {
+      sd.fill(0);
+      for (let j = a; j < b; j++) {
+        const row = members[j] * P;
+        for (let p = 0; p < P; p++) {
+          const x = values[row + p];
+          if (x !== x || x === nd) continue;
+          const d = x - ref[p];
+          sd[p] += d * d;
+        }
+      }
+      for (let p = 0; p < P; p++) sd[p] = Math.sqrt(sd[p] / count[p]);
+      if (first) constantToZero(values, members, a, b, P, nd, first, sd);
+    }
+    for (let j = a; j < b; j++) applyRow(values, out, members[j] * P, P, nd, kind, ref, 0, sd, limit);
+  }
+  return out;
+}
+
+/** s = 0 where a pixel's valid values of the group are all equal (float64 sums may miss it by an ulp). */
+function constantToZero(
+  values: TypedArray,
+  members: Int32Array,
+  a: number,
+  b: number,
+  P: number,
+  nd: number,
+  first: Float64Array,
+  sd: Float64Array,
+): void {
+  first.fill(NaN);
+  const varies = new Uint8Array(P);
+  for (let j = a; j < b; j++) {
+    const row = members[j] * P;
+    for (let p = 0; p < P; p++) {
+      const x = values[row + p];
+      if (x !== x || x === nd) continue;
+      if (first[p] !== first[p]) first[p] = x;
+      else if (x !== first[p]) varies[p] = 1;
+    }
+  }
+  for (let p = 0; p < P; p++) if (!varies[p]) sd[p] = 0;
+}
+
+/** Largest finite float32. */
+const F32_MAX = 3.4028234663852886e38;
+
+/**
+ * The anomalies of one slice (values[row .. row+P)) against R = ref[roff + p] (and s = sd[p]
+ * for Z_SCORE). Nodata x, nodata R, a division by zero (±Infinity or 0/0) and values beyond
+ * `limit` (the output type's largest finite value) all come out NaN: a value is kept only
+ * when it compares within ±limit, which NaN never does.
+ */
+function applyRow(
+  values: TypedArray,
+  out: Float32Array | Float64Array,
+  row: number,
+  P: number,
+  nd: number,
+  kind: number,
+  ref: Float64Array,
+  roff: number,
+  sd: Float64Array,
+  limit: number,
+): void {
+  switch (kind) {
+    case DIFFERENCE:
+      for (let p = 0; p < P; p++) {
+        const x = values[row + p];
+        const v = x - ref[roff + p];
+        out[row + p] = x !== nd && v <= limit && v >= -limit ? v : NaN;
+      }
+      return;
+    case PERCENT_DIFFERENCE:
+      for (let p = 0; p < P; p++) {
+        const x = values[row + p];
+        const r = ref[roff + p];
+        const v = Math.abs(x - r) / ((x + r) / 2);
+        out[row + p] = x !== nd && v <= limit && v >= -limit ? v : NaN;
+      }
+      return;
+    case PERCENT_OF:
+      for (let p = 0; p < P; p++) {
+        const x = values[row + p];
+        const v = x / ref[roff + p];
+        out[row + p] = x !== nd && v <= limit && v >= -limit ? v : NaN;
+      }
+      return;
+    default:
+      for (let p = 0; p < P; p++) {
+        const x = values[row + p];
+        const v = (x - ref[roff + p]) / sd[p];
+        out[row + p] = x !== nd && v <= limit && v >= -limit ? v : NaN;
+      }
+  }
+}
+
+/** The median of a[0..n) (n ≥ 1), reordering it: the middle value, or the mean of the two middle values. */
+export function medianOf(a: Float64Array, n: number): number {
+  const k = n >> 1;
+  if (n <= 24) {
+    for (let i = 1; i < n; i++) {
+      const v = a[i];
+      let j = i - 1;
+      while (j >= 0 && a[j] > v) {
+        a[j + 1] = a[j];
+        j--;
+      }
+      a[j + 1] = v;
+    }
+    return n & 1 ? a[k] : (a[k - 1] + a[k]) / 2;
+  }
+  select(a, 0, n - 1, k);
+  if (n & 1) return a[k];
+  // After selection a[0..k) holds the k smallest: the lower middle is their maximum.
+  let lower = a[0];
+  for (let i = 1; i < k; i++) if (a[i] > lower) lower = a[i];
+  return (lower + a[k]) / 2;
+}
+
+/** Hoare quickselect: afterwards a[k] is the k-th smallest of a[left..right], smaller ones before it. */
+function select(a: Float64Array, left: number, right: number, k: number): void {
+  while (right > left) {
+    const mid = (left + right) >> 1;
+    // Median of three as pivot.
+    if (a[mid] < a[left]) swap(a, mid, left);
+    if (a[right] < a[left]) swap(a, right, left);
+    if (a[right] < a[mid]) swap(a, right, mid);
+    const pivot = a[mid];
+    let i = left;
+    let j = right;
+    while (i <= j) {
+      while (a[i] < pivot) i++;
+      while (a[j] > pivot) j--;
+      if (i <= j) {
+        swap(a, i, j);
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) right = j;
+    else if (k >= i) left = i;
+    else return;
+  }
+}
+
+function swap(a: Float64Array, i: number, j: number): void {
+  const t = a[i];
+  a[i] = a[j];
+  a[j] = t;
+}
+
+// ---------------------------------------------------------------------------------------
+// Walking a cube
+
+export interface AnomalyPlan {
+  /** Variables to compute (each has a StdTime dimension). */
+  readonly variables: readonly string[];
+  readonly method: AnomalyMethod;
+  readonly calculationInterval: CalculationInterval;
+  readonly ignoreNoData: boolean;
+  /** Spatial window of the source (north-up pixels). */
+  readonly window: Window;
+  /** Spatial tile edge; default timeTileEdge(number of slices). */
+  readonly tile?: number;
+}
+
+export interface AnomalyWalkOptions {
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (fraction: number) => void;
+  /** The reference raster of EXTERNAL_RASTER (same grid; its variables named as the input's). */
+  readonly reference?: Cube;
+}
+
+/** Pixel type of an anomaly output: float64 for float64 input, else float32. */
+export function anomalyPixelType(input: PixelType): "F32" | "F64" {
+  return input === "F64" ? "F64" : "F32";
+}
+
+/** The spatial tile edge used for a variable (output chunks are [T, 1..., edge, edge]). */
+export function anomalyTileEdge(v: Variable, plan: Pick<AnomalyPlan, "tile">): number {
+  return plan.tile ?? timeTileEdge(timeDimension(v).values.length);
+}
+
+/** Output chunk shape of a variable: whole time, one slice of every other dimension, a tile. */
+export function anomalyChunks(v: Variable, edge: number, window: Window): number[] {
+  return [
+    ...v.dimensions.map((d) => (d.name === STD_TIME ? d.values.length : 1)),
+    Math.min(edge, window.height),
+    Math.min(edge, window.width),
+  ];
+}
+
+function timeDimension(v: Variable): Dimension {
+  const d = v.dimensions.find((x) => x.name === STD_TIME);
+  if (!d) throw new RangeError(`variable ${v.name} has no ${STD_TIME} dimension`);
+  return d;
+}
+
+/**
+ * Why `ref` cannot serve as the reference of `input`, or undefined when it can: its StdTime
+ * is absent, one slice, or the input's values; its other dimensions are the input's.
+ * @example
+ * const reason = referenceMismatch(cube.variables[0], reference.variables[0]);
+ */
+export function referenceMismatch(input: Variable, ref: Variable): string | undefined {
+  const time = ref.dimensions.find((d) => d.name === STD_TIME);
+  const inputTime = timeDimension(input);
+  if (time && time.values.length > 1) {
+    const same = time.values.length === inputTime.values.length && time.values.every((v, i) => v === inputTime.values[i]);
+    if (!same) {
+      return `its ${STD_TIME} has ${time.values.length} values that are not the input's ${inputTime.values.length}; give one slice or the input's times`;
+    }
+  }
+  const others = (v: Variable) => v.dimensions.filter((d) => d.name !== STD_TIME);
+  const mine = others(input);
+  const theirs = others(ref);
+  const names = (ds: Dimension[]) => ds.map((d) => d.name).join(", ") || "none";
+  if (theirs.length !== mine.length || theirs.some((d) => !mine.some((m) => m.name === d.name))) {
+    return `its dimensions other than ${STD_TIME} (${names(theirs)}) are not the input's (${names(mine)})`;
+  }
+  for (const m of mine) {
+    const d = theirs.find((x) => x.name === m.name)!;
+    const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+    if (d.values.length !== m.values.length || d.values.some((v, i) => !close(v, m.values[i]))) {
+      return `its ${m.name} values are not the input's`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Compute the anomalies of the plan's variables tile by tile (each tile through the whole
+ * time axis, at each combination of the other dimensions) and write them to `sink` at
+ * output positions (over [...dims, rows, cols] of the window). Returns each variable's
+ * statistics. Cancellation is checked between tiles and reaches every read.
+ * @example
+ * const stats = await computeAnomaly(cube, { variables: ["sst"], method: "Z_SCORE", calculationInterval: "RECURRING_MONTHLY",
+ *   ignoreNoData: true, window }, writer);
+ */
+export async function computeAnomaly(
+  cube: Cube,
+  plan: AnomalyPlan,
+  sink: BlockSink,
+  options: AnomalyWalkOptions = {},
+): Promise<Map<string, Statistics | undefined>> {
+  const { signal } = options;
+  const external = plan.calculationInterval === "EXTERNAL_RASTER";
+  if (external && !options.reference) throw new RangeError("EXTERNAL_RASTER needs a reference raster");
+  const steps: Step[] = [];
+  for (const name of plan.variables) {
+    const v = cube.variables.find((x) => x.name === name);
+    if (!v) throw new RangeError(`no variable ${name} in the input`);
+    let ref: Variable | undefined;
+    if (external) {
+      ref = options.reference!.variables.find((x) => x.name === name);
+      if (!ref) throw new RangeError(`the reference raster has no variable ${name}`);
+      const why = referenceMismatch(v, ref);
+      if (why) throw new RangeError(`the reference variable ${name} does not match the input: ${why}`);
+    }
+    const groups = groupKeys(timeDimension(v).values, external ? "ALL" : (plan.calculationInterval as GroupInterval));
+    const tiles = windowTiles(plan.window, anomalyTileEdge(v, plan));
+    const others = v.dimensions.filter((d) => d.name !== STD_TIME);
+    const combos = others.reduce((n, d) => n * d.values.length, 1);
+    for (let c = 0; c < combos; c++) {
+      // The c-th combination of the other dimensions' indices, last dimension fastest.
+      const at = new Map<string, number>();
+      let rem = c;
+      for (let k = others.length - 1; k >= 0; k--) {
+        at.set(others[k].name, rem % others[k].values.length);
+        rem = Math.floor(rem / others[k].values.length);
+      }
+      const rangeOf = (d: Dimension): readonly [number, number] =>
+        d.name === STD_TIME ? [0, d.values.length] : [at.get(d.name)!, at.get(d.name)! + 1];
+      const dims = v.dimensions.map(rangeOf);
+      const refDims = ref?.dimensions.map(rangeOf);
+      for (const tile of tiles) steps.push({ v, ref, groups, dims, refDims, tile });
+    }
+  }
+
+  const accumulators = new Map(plan.variables.map((name) => [name, statisticsAccumulator()]));
+  // Read one tile ahead: the next tile's file reads overlap this tile's computing and writing.
+  const read = (s: Step) => {
+    const window = { x: s.tile.x, y: s.tile.y, width: s.tile.width, height: s.tile.height };
+    const p = Promise.all([
+      s.v.read({ dims: s.dims, window, signal }),
+      s.ref ? referenceTile(s.ref, s.refDims!, window, signal) : undefined,
+    ]);
+    p.catch(() => {}); // awaited (and thrown) in turn; never an unhandled rejection meanwhile
+    return p;
+  };
+  let next = steps.length > 0 ? read(steps[0]) : undefined;
+  for (let i = 0; i < steps.length; i++) {
+    signal?.throwIfAborted();
+    const { v, groups, dims, tile } = steps[i];
+    const [slab, reference] = await next!;
+    signal?.throwIfAborted();
+    next = i + 1 < steps.length ? read(steps[i + 1]) : undefined;
+    const out = anomalyTile(slab.data, {
+      nodata: v.nodata,
+      groups,
+      method: plan.method,
+      ignoreNoData: plan.ignoreNoData,
+      reference,
+      out: anomalyPixelType(v.pixelType) === "F64" ? new Float64Array(slab.data.length) : new Float32Array(slab.data.length),
+    });
+    accumulators.get(v.name)!.add(out, undefined);
+    const shape = [...dims.map(([a, b]) => b - a), tile.height, tile.width];
+    signal?.throwIfAborted();
+    await sink.writeBlock(v.name, [...dims.map(([a]) => a), tile.oy, tile.ox], { data: out, shape });
+    options.onProgress?.((i + 1) / steps.length);
+  }
+  return new Map([...accumulators].map(([name, acc]) => [name, acc.result()]));
+}
+
+/** One tile of one variable at one combination of its other dimensions. */
+interface Step {
+  readonly v: Variable;
+  readonly ref: Variable | undefined;
+  readonly groups: Int32Array;
+  /** Index ranges over the variable's (and the reference's) dimensions: whole time, one index of the others. */
+  readonly dims: readonly (readonly [number, number])[];
+  readonly refDims: readonly (readonly [number, number])[] | undefined;
+  readonly tile: ReturnType<typeof windowTiles>[number];
+}
+
+/** A reference tile as float64 with NaN for nodata: [P] or [T][P]. */
+async function referenceTile(
+  ref: Variable,
+  dims: readonly (readonly [number, number])[],
+  window: Window,
+  signal: AbortSignal | undefined,
+): Promise<Float64Array> {
+  const slab = await ref.read({ dims, window, signal });
+  const out = Float64Array.from(slab.data as ArrayLike<number>);
+  const nd = ref.nodata ?? NaN;
+  for (let i = 0; i < out.length; i++) if (out[i] === nd) out[i] = NaN;
+  return out;
+}

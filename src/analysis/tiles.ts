@@ -1,0 +1,45 @@
+/**
+ * Spatial tiles through the whole time axis: how big one may be for a memory budget, and
+ * the tiles covering a window. Used by the per-pixel time-series analyses (anomaly).
+ */
+import type { Window } from "../cube/types.js";
+
+/** Budget for one tile's values through the whole time axis, counted as float64. */
+export const TIME_TILE_BUDGET_BYTES = 64 * 1024 * 1024;
+/** Largest edge of a time-whole tile. */
+export const MAX_TIME_TILE = 256;
+
+/**
+ * The tile edge e such that e × e pixels × `slices` float64 values fit the budget, at most
+ * `max` and at least 1.
+ * @example
+ * timeTileEdge(12); // 256
+ * timeTileEdge(1461); // 75
+ */
+export function timeTileEdge(slices: number, budgetBytes = TIME_TILE_BUDGET_BYTES, max = MAX_TIME_TILE): number {
+  const edge = Math.floor(Math.sqrt(budgetBytes / (Math.max(1, slices) * 8)));
+  return Math.max(1, Math.min(max, edge));
+}
+
+/**
+ * The tiles of edge `edge` covering `window`, row of tiles by row of tiles, each as a window
+ * of the source (absolute pixels) with its offset in the window (`ox`, `oy`).
+ * @example
+ * for (const t of windowTiles({ x: 10, y: 0, width: 300, height: 100 }, 256)) console.log(t.x, t.ox, t.width);
+ */
+export function windowTiles(window: Window, edge: number): (Window & { readonly ox: number; readonly oy: number })[] {
+  const out: (Window & { ox: number; oy: number })[] = [];
+  for (let oy = 0; oy < window.height; oy += edge) {
+    for (let ox = 0; ox < window.width; ox += edge) {
+      out.push({
+        x: window.x + ox,
+        y: window.y + oy,
+        width: Math.min(edge, window.width - ox),
+        height: Math.min(edge, window.height - oy),
+        ox,
+        oy,
+      });
+    }
+  }
+  return out;
+}

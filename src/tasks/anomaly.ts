@@ -1,0 +1,331 @@
+/**
+ * GenerateMultidimensionalAnomaly (SPEC §7, docs/tasks.md): each slice's departure from the
+ * mean, median or standard score of its group of slices (or of a reference raster), for
+ * every variable with a time dimension, at each value of its other dimensions.
+ */
+import {
+  ANOMALY_METHODS,
+  type AnomalyMethod,
+  type AnomalyPlan,
+  CALCULATION_INTERVALS,
+  type CalculationInterval,
+  anomalyChunks,
+  anomalyPixelType,
+  anomalyTileEdge,
+  computeAnomaly,
+  referenceMismatch,
+} from "../analysis/anomaly.js";
+import type { Statistics } from "../analysis/statistics.js";
+import { InvalidInputError } from "../cube/errors.js";
+import { sameGrid, windowGrid } from "../cube/grid.js";
+import { type Cube, STD_TIME, type Variable } from "../cube/types.js";
+import { openLocation } from "../io/open.js";
+import { type VariableSpec, createZarrWriter } from "../io/zarrWrite.js";
+import { openRasterStore } from "../store/rasterStore.js";
+import { parseContext } from "./context.js";
+import { type ParameterSpec, type TaskInfo, collectParameters, parseJson, parseKeyword, parseStringList, required } from "./gp.js";
+import type { InputLocation, OutputTarget, ParseEnv, Parsed, RunContext, RunOutput, TaskDefinition } from "./types.js";
+
+const METHOD: ParameterSpec = {
+  name: "method",
+  dataType: "GPString",
+  displayName: "Anomaly Calculation Method",
+  description:
+    "DIFFERENCE_FROM_MEAN (x − µ), PERCENT_DIFFERENCE_FROM_MEAN (|x − µ| / ((x + µ)/2)), PERCENT_OF_MEAN (x / µ), Z_SCORE ((x − µ) / s), " +
+    "or the _MEDIAN forms with the median m in place of µ. Percentages are plain ratios.",
+  defaultValue: "DIFFERENCE_FROM_MEAN",
+  choiceList: ANOMALY_METHODS,
+};
+const INTERVAL: ParameterSpec = {
+  name: "calculationInterval",
+  dataType: "GPString",
+  displayName: "Calculation Interval",
+  description:
+    "Which slices share µ, m and s: ALL, YEARLY (same year), RECURRING_MONTHLY (same month of any year), RECURRING_WEEKLY (same week of year, " +
+    "days 358-366 in week 52), RECURRING_DAILY (same calendar day; Feb 29 alone), HOURLY (same clock hour of the same day), or EXTERNAL_RASTER (referenceMeanRaster).",
+  defaultValue: "ALL",
+  choiceList: CALCULATION_INTERVALS,
+};
+
+export const ANOMALY_INFO: TaskInfo = {
+  name: "GenerateMultidimensionalAnomaly",
+  displayName: "Generate Multidimensional Anomaly",
+  description:
+    "Computes the anomaly of each slice of a multidimensional raster from the mean, median or standard deviation of its group of slices " +
+    "(or of a reference raster), published as a hosted image service.",
+  category: "Multidimensional Analysis",
+  parameters: [
+    {
+      name: "inputMultidimensionalRaster",
+      dataType: "GPRasterDataLayer",
+      displayName: "Input Multidimensional Raster",
+      description:
+        'The raster: {"itemId": ...}, {"url": ...} of a hosted image service, {"uri": "/fileShares/<share>/<path>"} or {"folderId": ...}.',
+      required: true,
+    },
+    {
+      name: "outputName",
+      dataType: "GPString",
+      displayName: "Output Name",
+      description:
+        'The output image service: {"serviceProperties":{"name":"..."}} to create one, or {"itemId": ...} of a service you own to update it.',
+      required: true,
+    },
+    {
+      name: "variables",
+      dataType: "GPMultiValue:GPString",
+      displayName: "Variables",
+      description: "Variables to compute, as a JSON list or comma-separated; every variable with a StdTime dimension when absent.",
+    },
+    METHOD,
+    INTERVAL,
+    {
+      name: "ignoreNoData",
+      dataType: "GPBoolean",
+      displayName: "Ignore NoData",
+      description:
+        "true (or DATA, the default): nodata slices are left out of µ, m and s; false (or NODATA): a pixel with any nodata slice in a group is nodata in the whole group.",
+      defaultValue: true,
+    },
+    {
+      name: "referenceMeanRaster",
+      dataType: "GPRasterDataLayer",
+      displayName: "Reference Mean Raster",
+      description:
+        "EXTERNAL_RASTER only: µ (or m) as a raster on the input's grid with the same variables: one slice for every slice, or the input's StdTime slices.",
+    },
+    {
+      name: "context",
+      dataType: "GPString",
+      displayName: "Context",
+      description:
+        'Environment settings as JSON, e.g. {"extent":{"xmin":..,"ymin":..,"xmax":..,"ymax":..,"spatialReference":{"wkid":4326}}}.',
+    },
+  ],
+};
+
+/** Options of an Anomaly job (JSON, stored with the job and handed to the worker). */
+export interface AnomalyOptions extends AnomalyPlan {
+  readonly input: InputLocation;
+  /** The reference raster, with EXTERNAL_RASTER only. */
+  readonly reference?: InputLocation;
+}
+
+async function parse(params: Record<string, string>, env: ParseEnv): Promise<Parsed<AnomalyOptions>> {
+  const { values, unknown } = collectParameters(ANOMALY_INFO, params);
+  const warnings = unknown.map((k) => `${k} is not a parameter of ${ANOMALY_INFO.name}; it was ignored`);
+  const inputDescriptor = parseJson(required(values, "inputMultidimensionalRaster"), "inputMultidimensionalRaster");
+  const outputText = required(values, "outputName").trim();
+  const outputDescriptor = outputText.startsWith("{") ? parseJson(outputText, "outputName") : outputText;
+  const method = parseKeyword(values.get("method"), METHOD) as AnomalyMethod;
+  const calculationInterval = parseKeyword(values.get("calculationInterval"), INTERVAL) as CalculationInterval;
+  const ignoreNoData = parseIgnoreNoData(values.get("ignoreNoData"));
+  const wanted = parseStringList(values.get("variables"), "variables");
+
+  const referenceText = values.get("referenceMeanRaster");
+  const referenceDescriptor = referenceText === undefined ? null : parseJson(referenceText, "referenceMeanRaster");
+  const external = calculationInterval === "EXTERNAL_RASTER";
+  if (external && referenceDescriptor === null) {
+    throw new InvalidInputError("referenceMeanRaster is required with calculationInterval=EXTERNAL_RASTER", {
+      parameter: "referenceMeanRaster",
+    });
+  }
+  if (!external && referenceDescriptor !== null) {
+    throw new InvalidInputError(
+      `referenceMeanRaster is used only with calculationInterval=EXTERNAL_RASTER (calculationInterval is ${calculationInterval})`,
+      { parameter: "referenceMeanRaster" },
+    );
+  }
+  if (external && method === "Z_SCORE") {
+    throw new InvalidInputError("method Z_SCORE needs the standard deviation of each group; it cannot be used with EXTERNAL_RASTER", {
+      parameter: "method",
+    });
+  }
+
+  const input = await env.resolveInput(inputDescriptor, "inputMultidimensionalRaster");
+  warnings.push(...input.warnings);
+  const output: OutputTarget = await env.resolveOutput(outputDescriptor, "outputName");
+  const cube = await env.openCube(input.location, "inputMultidimensionalRaster");
+  try {
+    const chosen = chooseVariables(cube, wanted);
+    const context = parseContext(values.get("context"), cube.grid);
+    warnings.push(...context.warnings);
+    let reference: InputLocation | undefined;
+    if (external) {
+      const resolved = await env.resolveInput(referenceDescriptor, "referenceMeanRaster");
+      warnings.push(...resolved.warnings);
+      await checkReference(env, resolved.location, cube, chosen);
+      reference = resolved.location;
+    }
+    const options: AnomalyOptions = {
+      input: input.location,
+      variables: chosen.map((v) => v.name),
+      method,
+      calculationInterval,
+      ignoreNoData,
+      window: context.window,
+      ...(reference ? { reference } : {}),
+    };
+    return { options, output, warnings };
+  } finally {
+    await cube.close();
+  }
+}
+
+/** true/false, or the GP strings DATA (ignore nodata: true) and NODATA (false). */
+function parseIgnoreNoData(text: string | undefined): boolean {
+  if (text === undefined || text.trim() === "") return true;
+  switch (text.trim().toUpperCase()) {
+    case "TRUE":
+    case "DATA":
+      return true;
+    case "FALSE":
+    case "NODATA":
+      return false;
+    default:
+      throw new InvalidInputError(`ignoreNoData must be true, false, DATA or NODATA; got "${text}"`, { parameter: "ignoreNoData" });
+  }
+}
+
+const hasTime = (v: Variable) => v.dimensions.some((d) => d.name === STD_TIME);
+
+function chooseVariables(cube: Cube, wanted: string[] | undefined): Variable[] {
+  if (!wanted) {
+    const timed = cube.variables.filter(hasTime);
+    if (timed.length === 0) {
+      throw new InvalidInputError(
+        `the input has no variable with a ${STD_TIME} dimension (its variables: ${describeVariables(cube)}); anomalies are computed along time`,
+        { parameter: "inputMultidimensionalRaster" },
+      );
+    }
+    return timed;
+  }
+  const chosen = wanted.map((name) => {
+    const v = cube.variables.find((x) => x.name.toLowerCase() === name.toLowerCase());
+    if (!v) {
+      throw new InvalidInputError(`variable "${name}" is not in the input (it has: ${cube.variables.map((x) => x.name).join(", ")})`, {
+        parameter: "variables",
+      });
+    }
+    return v;
+  });
+  if (new Set(chosen.map((v) => v.name)).size !== chosen.length) {
+    throw new InvalidInputError("variables names the same variable twice", { parameter: "variables" });
+  }
+  const untimed = chosen.filter((v) => !hasTime(v));
+  if (untimed.length > 0) {
+    const list = untimed.map((v) => `${v.name} (${v.dimensions.map((d) => d.name).join(", ") || "no dimensions"})`).join(", ");
+    throw new InvalidInputError(
+      `anomalies are computed along ${STD_TIME}, and ${untimed.length === 1 ? "this variable has" : "these variables have"} no ${STD_TIME} dimension: ${list}`,
+      { parameter: "variables" },
+    );
+  }
+  return chosen;
+}
+
+function describeVariables(cube: Cube): string {
+  return cube.variables.map((v) => `${v.name} (${v.dimensions.map((d) => d.name).join(", ") || "no dimensions"})`).join(", ") || "none";
+}
+
+/** The reference must be on the input's grid and hold each chosen variable with matching dimensions. */
+async function checkReference(env: ParseEnv, location: InputLocation, cube: Cube, chosen: readonly Variable[]): Promise<void> {
+  const P = "referenceMeanRaster";
+  const ref = await env.openCube(location, P);
+  try {
+    if (!sameGrid(ref.grid, cube.grid)) {
+      throw new InvalidInputError(
+        `referenceMeanRaster is on another grid (${ref.grid.width}×${ref.grid.height} cells) than the input (${cube.grid.width}×${cube.grid.height}); it must have the same grid`,
+        { parameter: P },
+      );
+    }
+    for (const v of chosen) {
+      const r = ref.variables.find((x) => x.name === v.name);
+      if (!r) {
+        throw new InvalidInputError(
+          `referenceMeanRaster has no variable ${v.name} (it has: ${ref.variables.map((x) => x.name).join(", ") || "none"})`,
+          { parameter: P },
+        );
+      }
+      const why = referenceMismatch(v, r);
+      if (why) throw new InvalidInputError(`referenceMeanRaster variable ${v.name} does not match the input: ${why}`, { parameter: P });
+    }
+  } finally {
+    await ref.close();
+  }
+}
+
+/** Attributes that described the input's values and would lie about anomalies. */
+const VALUE_ATTRIBUTES = new Set(["valid_range", "valid_min", "valid_max", "actual_range", "standard_name"]);
+
+/**
+ * Write the anomalies of `cube` as a new Zarr store at `path`, with their statistics
+ * (root attribute `strata:statistics`). EXTERNAL_RASTER needs `options.reference`.
+ * @example
+ * await writeAnomaly(cube, { variables: ["SST"], method: "DIFFERENCE_FROM_MEAN", calculationInterval: "RECURRING_MONTHLY",
+ *   ignoreNoData: true, window: { x: 0, y: 0, width: cube.grid.width, height: cube.grid.height } }, "/tmp/anomaly.zarr");
+ */
+export async function writeAnomaly(
+  cube: Cube,
+  plan: AnomalyPlan,
+  path: string,
+  options: { signal?: AbortSignal; onProgress?: (fraction: number) => void; reference?: Cube } = {},
+): Promise<Map<string, Statistics | undefined>> {
+  options.signal?.throwIfAborted();
+  const grid = windowGrid(cube.grid, plan.window);
+  const ratio = plan.method !== "DIFFERENCE_FROM_MEAN" && plan.method !== "DIFFERENCE_FROM_MEDIAN";
+  const variables: VariableSpec[] = plan.variables.map((name) => {
+    const v = cube.variables.find((x) => x.name === name);
+    if (!v) throw new InvalidInputError(`no variable ${name} in the input`, { parameter: "variables" });
+    const attributes = Object.fromEntries(Object.entries(v.attributes).filter(([k]) => !VALUE_ATTRIBUTES.has(k)));
+    return {
+      name: v.name,
+      description: v.description,
+      // Differences keep the input's unit; ratios and standard scores have none.
+      unit: ratio ? "" : v.unit,
+      pixelType: anomalyPixelType(v.pixelType),
+      nodata: NaN,
+      dimensions: v.dimensions,
+      attributes: {
+        ...attributes,
+        "strata:anomaly": { method: plan.method, calculationInterval: plan.calculationInterval, ignoreNoData: plan.ignoreNoData },
+      },
+      outputChunks: anomalyChunks(v, anomalyTileEdge(v, plan), plan.window),
+    };
+  });
+  const writer = await createZarrWriter(path, { grid, attributes: cube.attributes, variables });
+  const stats = await computeAnomaly(cube, plan, writer, options);
+  await writer.finish({ "strata:statistics": Object.fromEntries(stats) });
+  return stats;
+}
+
+async function run(options: AnomalyOptions, ctx: RunContext): Promise<RunOutput> {
+  const cube = await openLocation(options.input, "inputMultidimensionalRaster");
+  let reference: Cube | undefined;
+  try {
+    if (options.reference) reference = await openLocation(options.reference, "referenceMeanRaster");
+    const store = await openRasterStore(ctx.dataDir, { sweep: false });
+    const pending = await store.begin();
+    ctx.report("pendingDataset", pending.id);
+    try {
+      ctx.message(
+        "esriJobMessageTypeInformative",
+        `Computing ${options.method} (${options.calculationInterval}) of ${options.variables.length} variable(s): ${options.variables.join(", ")}`,
+      );
+      await writeAnomaly(cube, options, pending.path, {
+        signal: ctx.signal,
+        onProgress: (f) => ctx.progress(Math.round(f * 100)),
+        reference,
+      });
+      await pending.commit();
+      return { datasetId: pending.id };
+    } catch (e) {
+      await pending.abort();
+      throw e;
+    }
+  } finally {
+    await cube.close();
+    await reference?.close();
+  }
+}
+
+export const anomalyTask: TaskDefinition<AnomalyOptions> = { info: ANOMALY_INFO, parse, run };

@@ -1,0 +1,117 @@
+/**
+ * GenerateMultidimensionalAnomaly end to end against numpy: each case of
+ * test/golden/analysis/anomaly.json is parsed by the task's real parser (an environment that
+ * resolves `{"uri": <repository path>}` and the file share `/fileShares/golden/<file>` =
+ * test/golden/analysis/<file>), written with writeAnomaly to a Zarr store, and the store is
+ * opened again: every sample must equal numpy's value to 1e-5 relative (null = nodata), and
+ * the output must keep exactly the input's slices.
+ *
+ * Goldens, from the repository root:
+ *   bash scripts/fixtures.sh && /tmp/v/bin/python scripts/goldens/make_analysis_goldens.py
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { after, before, describe, it } from "node:test";
+
+import type { Cube, Slab } from "../../src/cube/types.js";
+import { openCube, openLocation } from "../../src/io/open.js";
+import { type AnomalyOptions, anomalyTask, writeAnomaly } from "../../src/tasks/anomaly.js";
+import type { ParseEnv } from "../../src/tasks/types.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const SHARE = "/fileShares/golden/";
+const GOLDEN = fileURLToPath(new URL("../golden/analysis/", import.meta.url));
+
+interface AnomalyCase {
+  name: string;
+  file: string;
+  params: Record<string, string>;
+  samples: { variable: string; index: Record<string, number>; row: number; col: number; value: number | null }[];
+}
+
+const CASES = JSON.parse(readFileSync(join(GOLDEN, "anomaly.json"), "utf8")) as AnomalyCase[];
+
+const env: ParseEnv = {
+  resolveInput: async (descriptor) => {
+    const uri = (descriptor as { uri: string }).uri;
+    return { location: { path: uri.startsWith(SHARE) ? GOLDEN + uri.slice(SHARE.length) : ROOT + uri }, warnings: [] };
+  },
+  resolveOutput: async () => ({ kind: "create", serviceName: "x", itemProperties: {} }),
+  openCube: (location) => openLocation(location),
+};
+
+describe("Anomaly output against numpy (golden cases written to Zarr)", () => {
+  let dir = "";
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "strata-anomaly-golden-"));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("the goldens cover every method and calculation interval", () => {
+    const methods = new Set(CASES.map((c) => c.params.method));
+    const intervals = new Set(CASES.map((c) => c.params.calculationInterval));
+    assert.equal(methods.size, 7);
+    assert.equal(intervals.size, 7);
+  });
+
+  for (const c of CASES) {
+    it(c.name, async () => {
+      const { options } = await anomalyTask.parse(
+        { inputMultidimensionalRaster: JSON.stringify({ uri: c.file }), outputName: '{"serviceProperties":{"name":"x"}}', ...c.params },
+        env,
+      );
+      // Through JSON, as the options travel to the worker.
+      const plan = JSON.parse(JSON.stringify(options)) as AnomalyOptions;
+      const path = join(dir, `${c.name}.zarr`);
+      const source = await openLocation(plan.input);
+      const reference = plan.reference ? await openLocation(plan.reference) : undefined;
+      try {
+        await writeAnomaly(source, plan, path, { reference });
+      } finally {
+        await source.close();
+        await reference?.close();
+      }
+
+      const out: Cube = await openCube(path);
+      const input = await openLocation(plan.input);
+      try {
+        assert.deepEqual(
+          out.variables.map((v) => v.name),
+          plan.variables,
+        );
+        for (const v of out.variables) {
+          const s = input.variables.find((x) => x.name === v.name)!;
+          assert.deepEqual(
+            v.dimensions.map((d) => [d.name, d.values]),
+            s.dimensions.map((d) => [d.name, d.values]),
+            `${v.name}: the input's slices`,
+          );
+        }
+        // Output chunks hold the whole time axis: read each variable once, then index it.
+        const whole = new Map<string, Slab>();
+        for (const s of c.samples) {
+          const v = out.variables.find((x) => x.name === s.variable)!;
+          if (!whole.has(v.name)) whole.set(v.name, await v.read());
+          const slab = whole.get(v.name)!;
+          const at = [...v.dimensions.map((d) => s.index[d.name]), s.row, s.col];
+          const got = slab.data[at.reduce((off, i, k) => off * slab.shape[k] + i, 0)];
+          const where = `${s.variable} ${JSON.stringify(s.index)} row ${s.row} col ${s.col}`;
+          if (s.value === null) assert.ok(Number.isNaN(got), `${where}: expected nodata, got ${got}`);
+          else {
+            assert.ok(!Number.isNaN(got), `${where}: expected ${s.value}, got nodata`);
+            assert.ok(Math.abs(got - s.value) <= 1e-5 * Math.abs(s.value), `${where}: expected ${s.value}, got ${got}`);
+          }
+        }
+      } finally {
+        await out.close();
+        await input.close();
+      }
+    });
+  }
+});
