@@ -4,8 +4,11 @@
  * - tile read: a 64×64 tile through every time step of a 1 GB cube, from NetCDF-3 and from
  *   Strata's Zarr, in a child process each, with the resident memory it adds; the peer is
  *   reading the same time steps as whole slices (what a slice-at-a-time reader does);
- * - convert: NetCDF-3 -> Zarr v3 (zstd) of the same cube; the peer is copying its bytes.
- * Usage: npm run bench [-- --times 1000]   (outputs go to bench/out/, git-ignored)
+ * - convert: NetCDF-3 -> Zarr v3 (zstd) of the same cube; the peer is copying its bytes;
+ * - anomaly (bench/anomaly.ts): RECURRING_MONTHLY anomaly of a daily cube over 2 GB, time
+ *   and peak RSS, against decoding and writing the cube once.
+ * Usage: npm run bench [-- --only tiles|anomaly] [--times 1000] [--anomaly-times 2100]
+ * (outputs go to bench/out/, git-ignored)
  */
 import { execFile } from "node:child_process";
 import { copyFile, mkdir, rm, stat } from "node:fs/promises";
@@ -15,9 +18,12 @@ import { openCube } from "../src/io/open.js";
 import { wholeCubePlan } from "../src/tasks/plan.js";
 import { writeSubset } from "../src/tasks/subset.js";
 import { writeBigCube } from "../test/helpers/bigCube.js";
+import { benchAnomaly } from "./anomaly.js";
 
 const run = promisify(execFile);
-const { values } = parseArgs({ options: { times: { type: "string", default: "1000" } } });
+const { values } = parseArgs({
+  options: { times: { type: "string", default: "1000" }, "anomaly-times": { type: "string", default: "2100" }, only: { type: "string" } },
+});
 const shape = { times: Number(values.times), height: 360, width: 720 };
 const out = new URL("./out/", import.meta.url).pathname;
 await mkdir(out, { recursive: true });
@@ -41,38 +47,45 @@ async function measureTile(path: string, wholeSlices: boolean): Promise<TileMeas
   return JSON.parse(stdout) as TileMeasure;
 }
 
-console.log(`cube: ${shape.times} x ${shape.height} x ${shape.width} float32`);
-if (!(await stat(nc).catch(() => undefined))) await writeBigCube(nc, shape);
-const gb = (await stat(nc)).size / 1e9;
-console.log(`NetCDF-3 file: ${gb.toFixed(2)} GB`);
-
-await rm(zarr, { recursive: true, force: true });
-const cube = await openCube(nc);
-const convert = await seconds(() => writeSubset(cube, wholeCubePlan(cube), zarr));
-await cube.close();
-const copy = await seconds(() => copyFile(nc, join(out, "copy.nc")));
-await rm(join(out, "copy.nc"));
-
 const rows: string[][] = [["measure", "Strata", "peer", "ratio"]];
-rows.push(["convert to Zarr (s) vs copying the bytes", convert.toFixed(2), copy.toFixed(2), (convert / copy).toFixed(1)]);
-for (const [label, path] of [
-  ["NetCDF-3", nc],
-  ["Zarr v3", zarr],
-] as const) {
-  const tile = await measureTile(path, false);
-  const whole = await measureTile(path, true);
-  rows.push([
-    `${label} 64x64 tile, all steps (s) vs whole slices`,
-    tile.seconds.toFixed(2),
-    whole.seconds.toFixed(2),
-    (tile.seconds / whole.seconds).toFixed(2),
-  ]);
-  rows.push([
-    `${label} 64x64 tile, MB above rest vs whole slices`,
-    tile.addedMB.toFixed(1),
-    whole.addedMB.toFixed(1),
-    (tile.addedMB / whole.addedMB).toFixed(3),
-  ]);
-}
+if (values.only !== "anomaly") rows.push(...(await benchTiles()));
+if (values.only !== "tiles") rows.push(...(await benchAnomaly(out, Number(values["anomaly-times"]))));
 const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
 for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));
+
+async function benchTiles(): Promise<string[][]> {
+  console.log(`cube: ${shape.times} x ${shape.height} x ${shape.width} float32`);
+  if (!(await stat(nc).catch(() => undefined))) await writeBigCube(nc, shape);
+  const gb = (await stat(nc)).size / 1e9;
+  console.log(`NetCDF-3 file: ${gb.toFixed(2)} GB`);
+
+  await rm(zarr, { recursive: true, force: true });
+  const cube = await openCube(nc);
+  const convert = await seconds(() => writeSubset(cube, wholeCubePlan(cube), zarr));
+  await cube.close();
+  const copy = await seconds(() => copyFile(nc, join(out, "copy.nc")));
+  await rm(join(out, "copy.nc"));
+
+  const rows: string[][] = [];
+  rows.push(["convert to Zarr (s) vs copying the bytes", convert.toFixed(2), copy.toFixed(2), (convert / copy).toFixed(1)]);
+  for (const [label, path] of [
+    ["NetCDF-3", nc],
+    ["Zarr v3", zarr],
+  ] as const) {
+    const tile = await measureTile(path, false);
+    const whole = await measureTile(path, true);
+    rows.push([
+      `${label} 64x64 tile, all steps (s) vs whole slices`,
+      tile.seconds.toFixed(2),
+      whole.seconds.toFixed(2),
+      (tile.seconds / whole.seconds).toFixed(2),
+    ]);
+    rows.push([
+      `${label} 64x64 tile, MB above rest vs whole slices`,
+      tile.addedMB.toFixed(1),
+      whole.addedMB.toFixed(1),
+      (tile.addedMB / whole.addedMB).toFixed(3),
+    ]);
+  }
+  return rows;
+}
