@@ -23,7 +23,16 @@ import { openLocation } from "../io/open.js";
 import { type VariableSpec, createZarrWriter } from "../io/zarrWrite.js";
 import { openRasterStore } from "../store/rasterStore.js";
 import { parseContext } from "./context.js";
-import { type ParameterSpec, type TaskInfo, collectParameters, parseJson, parseKeyword, parseStringList, required } from "./gp.js";
+import {
+  type ParameterSpec,
+  type TaskInfo,
+  collectParameters,
+  parseJson,
+  parseKeyword,
+  parseStringList,
+  required,
+  parseIgnoreNoData,
+} from "./gp.js";
 import type { InputLocation, OutputTarget, ParseEnv, Parsed, RunContext, RunOutput, TaskDefinition } from "./types.js";
 
 const METHOD: ParameterSpec = {
@@ -169,21 +178,6 @@ async function parse(params: Record<string, string>, env: ParseEnv): Promise<Par
     return { options, output, warnings };
   } finally {
     await cube.close();
-  }
-}
-
-/** true/false, or the GP strings DATA (ignore nodata: true) and NODATA (false). */
-function parseIgnoreNoData(text: string | undefined): boolean {
-  if (text === undefined || text.trim() === "") return true;
-  switch (text.trim().toUpperCase()) {
-    case "TRUE":
-    case "DATA":
-      return true;
-    case "FALSE":
-    case "NODATA":
-      return false;
-    default:
-      throw new InvalidInputError(`ignoreNoData must be true, false, DATA or NODATA; got "${text}"`, { parameter: "ignoreNoData" });
   }
 }
 

@@ -111,13 +111,22 @@ export function parseKeyword(text: string | undefined, spec: ParameterSpec): str
   return found;
 }
 
-/** true/false (any case); for ignoreNoData also the GP strings DATA (ignore) / NODATA. */
+/** true/false (any case). */
 export function parseBoolean(text: string | undefined, name: string, fallback: boolean): boolean {
   if (text === undefined || text.trim() === "") return fallback;
   const t = text.trim().toLowerCase();
   if (t === "true") return true;
   if (t === "false") return false;
   throw new InvalidInputError(`${name} must be true or false; got "${text}"`, { parameter: name });
+}
+
+/** ignoreNoData: true/false, or the GP strings DATA (leave nodata out: true) and NODATA (false). */
+export function parseIgnoreNoData(text: string | undefined): boolean {
+  const t = text?.trim().toUpperCase();
+  if (t === "DATA") return true;
+  if (t === "NODATA") return false;
+  if (t === undefined || t === "" || t === "TRUE" || t === "FALSE") return t !== "FALSE";
+  throw new InvalidInputError(`ignoreNoData must be true, false, DATA or NODATA; got "${text}"`, { parameter: "ignoreNoData" });
 }
 
 /** A list given as JSON (["a","b"]) or as a comma-separated string (a,b). */

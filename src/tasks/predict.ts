@@ -134,6 +134,8 @@ async function parse(params: Record<string, string>, env: Parameters<TaskDefinit
     const dimension = chosen[0].meta.dimension;
     const isTime = dimension === STD_TIME;
     const list = definition === "BY_INTERVAL" ? intervalValues(values, dimension, warnings) : listedValues(values, isTime);
+    const unused = definition === "BY_INTERVAL" ? ["dimensionValues"] : ["start", "end", "intervalValue", "intervalUnit"];
+    for (const name of unused) if (values.has(name)) warnings.push(`${name} does not apply to ${definition}; it was ignored`);
     const context = parseContext(values.get("context"), cube.grid);
     warnings.push(...context.warnings);
     return {

@@ -4,8 +4,10 @@
  * written as a float64 multiband trend raster whose `strata:trend` attribute tells
  * PredictUsingTrendRaster how to evaluate it.
  */
+import { MIN_KENDALL_VALUES } from "../analysis/kendall.js";
 import type { Statistics } from "../analysis/statistics.js";
 import {
+  coefficientCount,
   type TrendModel,
   TREND_LINE_TYPES,
   type TrendStatistics,
@@ -31,6 +33,7 @@ import {
   parseNumber,
   parseStringList,
   required,
+  parseIgnoreNoData,
 } from "./gp.js";
 import type { InputLocation, OutputTarget, Parsed, RunContext, RunOutput, TaskDefinition } from "./types.js";
 
@@ -201,6 +204,10 @@ async function parse(params: Record<string, string>, env: Parameters<TaskDefinit
         { parameter: "trendLineType" },
       );
     }
+    const needed = type === "MANN-KENDALL" || type === "SEASONAL-KENDALL" ? MIN_KENDALL_VALUES : coefficientCount(model) + 1;
+    if (slices < needed) {
+      warnings.push(`${dimension} has ${slices} slice(s) and ${type} needs at least ${needed} valid ones: every pixel will be nodata`);
+    }
     const context = parseContext(values.get("context"), cube.grid);
     warnings.push(...context.warnings);
     return {
@@ -280,14 +287,6 @@ function parseStatistics(type: TrendLineType, values: Map<string, string>, warni
     throw new InvalidInputError("slopePValue is offered for LINEAR and HARMONIC trends only, not POLYNOMIAL", { parameter: "slopePValue" });
   }
   return { rmse, r2, slopePValue };
-}
-
-/** true/false, or the GP strings DATA (leave nodata out: true) and NODATA (false). */
-function parseIgnoreNoData(text: string | undefined): boolean {
-  const t = text?.trim().toUpperCase();
-  if (t === "DATA") return true;
-  if (t === "NODATA") return false;
-  return parseBoolean(text, "ignoreNoData", true);
 }
 
 /** The variables to fit and the dimension's canonical name. */

@@ -92,8 +92,9 @@ describe("PredictUsingTrendRaster parameters", () => {
     const a = await parse({ dimensionDefinition: "by_value", variables: "vwnd", dimensionValues: `2031-01-01, ${ms}, 2030-01-01` });
     assert.deepEqual(a.options.variables, ["VWND"]);
     assert.deepEqual(a.options.values, [ms, Date.UTC(2031, 0, 1)]);
-    const b = await parse({ dimensionValues: `[{"dimension":"StdTime","values":["2040-01-01",${ms}]}]` });
+    const b = await parse({ dimensionValues: `[{"dimension":"StdTime","values":["2040-01-01",${ms}]}]`, start: "2000-01-01" });
     assert.deepEqual(b.options.values, [ms, Date.UTC(2040, 0, 1)]);
+    assert.deepEqual(b.warnings, ["start does not apply to BY_VALUE; it was ignored"]);
   });
 
   it("BY_INTERVAL months: calendar steps anchored at start (Jan 31, Feb 29, Mar 31 ...)", async () => {

@@ -101,10 +101,16 @@ describe("GenerateTrendRaster parameters", () => {
     assert.ok(mk.warnings.some((w) => /slopePValue does not apply to MANN-KENDALL/.test(w)));
   });
 
-  it("fits along a non-time dimension, keeping the others", async () => {
-    const { options } = await parse({ dimension: "StdZ" }, OCEAN);
+  it("fits along a non-time dimension, keeping the others; too few slices for the model is warned about", async () => {
+    const { options, warnings } = await parse({ dimension: "StdZ" }, OCEAN);
     assert.deepEqual(options.variables, ["TEMP"]);
     assert.equal(options.dimension, "StdZ");
+    assert.deepEqual(warnings, []);
+    const high = await parse({ dimension: "StdZ", trendLineType: "POLYNOMIAL", frequency: "18" }, OCEAN);
+    assert.ok(
+      high.warnings.some((w) => /StdZ has 19 slice\(s\) and POLYNOMIAL needs at least 20 valid ones: every pixel will be nodata/.test(w)),
+      high.warnings.join(" | "),
+    );
   });
 
   const bad: [string, Record<string, string>, string, RegExp, string?][] = [
@@ -144,7 +150,7 @@ describe("GenerateTrendRaster parameters", () => {
       /DAYS, MONTHS/,
     ],
     ["Seasonal-Kendall along depth", { dimension: "StdZ", trendLineType: "SEASONAL-KENDALL" }, "dimension", /season of StdTime/, OCEAN],
-    ["ignoreNoData maybe", { dimension: "StdTime", ignoreNoData: "maybe" }, "ignoreNoData", /true or false/],
+    ["ignoreNoData maybe", { dimension: "StdTime", ignoreNoData: "maybe" }, "ignoreNoData", /true, false, DATA or NODATA/],
     ["rmse yes", { dimension: "StdTime", rmse: "yes" }, "rmse", /true or false/],
     ["r2 1", { dimension: "StdTime", r2: "1" }, "r2", /true or false/],
     [
