@@ -44,7 +44,7 @@ it("a cancelled anomaly job stops within a tile and leaves nothing", { timeout: 
     { token },
   );
   assert.ok(submitted.jobId, JSON.stringify(submitted));
-  let progress = 0;
+  let progress: number;
   for (let i = 0; ; i++) {
     const job = await server.call(`${GP}/jobs/${submitted.jobId}`, {}, { token });
     progress = job.progress?.percentage ?? 0;
