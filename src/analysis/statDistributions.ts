@@ -130,14 +130,16 @@ function lnBetaInverse(a: number, b: number): number {
   const big = Math.max(a, b);
   const small = Math.min(a, b);
   if (big < 100) return lnGamma(a + b) - lnGamma(a) - lnGamma(b);
-  // ln Γ(z) = (z − ½)ln z − z + ½ln 2π + S(z), S(z) = 1/(12z) − 1/(360z³) + 1/(1260z⁵) − 1/(1680z⁷).
-  const stirling = (z: number) => {
-    const z2 = z * z;
-    return (1 / z) * (1 / 12 - (1 / z2) * (1 / 360 - (1 / z2) * (1 / 1260 - 1 / (1680 * z2))));
-  };
+  // ln Γ(z) = (z − ½)ln z − z + ½ln 2π + S(z) (stirlingSeries).
   const z = big + small;
-  const ratio = (big - 0.5) * Math.log1p(small / big) + small * Math.log(z) - small + stirling(z) - stirling(big);
+  const ratio = (big - 0.5) * Math.log1p(small / big) + small * Math.log(z) - small + stirlingSeries(z) - stirlingSeries(big);
   return ratio - lnGamma(small);
+}
+
+/** S(z) = 1/(12z) − 1/(360z³) + 1/(1260z⁵) − 1/(1680z⁷), Stirling's correction (z ≥ 100). */
+function stirlingSeries(z: number): number {
+  const z2 = z * z;
+  return (1 / z) * (1 / 12 - (1 / z2) * (1 / 360 - (1 / z2) * (1 / 1260 - 1 / (1680 * z2))));
 }
 
 /** NR `betacf`: the continued fraction of I_x(a, b) by the modified Lentz method. */

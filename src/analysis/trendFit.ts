@@ -5,12 +5,16 @@
  *
  * Numerics. Each pixel's least-squares problem is solved by Householder QR (linalg.ts) in
  * float64 on the centred and scaled basis (trendModel.ts), then converted to the documented
- * basis. The design matrix depends only on which slices are valid, so the factorization of
- * the all-valid case is computed once and reused for every complete pixel, and the last
- * partial pattern is cached (whole missing slices repeat it over the map); only pixels with
- * their own pattern of gaps pay for a factorization. SSE is summed from the residuals
- * (two-pass, no cancellation), SST around the mean. Rank-deficient problems (e.g. a harmonic
- * whose sine column vanishes because the cycle divides the sampling step) are nodata.
+ * basis. The design matrix depends only on which slices are valid, so:
+ * - the all-valid case is factored once, and its solution map R⁻¹Qᵀ (p × n) turns the complete
+ *   pixels of a tile into two vectorised sweeps over the slice-major slab (coefficients,
+ *   sums and extremes; then residual and total sums of squares), no per-pixel gather;
+ * - pixels with gaps are gathered and solved one by one, the last pattern of gaps cached
+ *   (whole missing slices repeat it over the map), so only pixels with their own pattern pay
+ *   for a factorization.
+ * SSE is summed from the residuals (two passes, no cancellation), SST around the mean.
+ * Rank-deficient problems (e.g. a harmonic whose sine column vanishes because the cycle
+ * divides the sampling step) are nodata.
  *
  * Edge cases, decided here:
  * - R2 is nodata when SST = 0, i.e. when the valid values are all equal.

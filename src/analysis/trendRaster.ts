@@ -60,8 +60,8 @@ export const TREND_MAX_TILE = 512;
 
 /**
  * The spatial tile of a fit: as large as `budget` allows for `slices` values (counted as
- * float64, whatever the input's type) plus `bands` outputs per pixel, shaped after the
- * input's spatial chunks:
+ * float64, whatever the input's type), `bands` outputs and the fit's work sums per pixel,
+ * shaped after the input's spatial chunks:
  * - chunks spanning whole rows (one slice per chunk, as most NetCDF files): full-width strips,
  *   so each slice's rows are read in one run (about twice as fast as squares on NetCDF-3);
  * - chunks across the width: rectangles of whole chunks, so each chunk is decoded once.
@@ -77,7 +77,8 @@ export function trendTileShape(
   chunkShape: readonly number[] = [],
   budget = TREND_MEMORY_BUDGET,
 ): { height: number; width: number } {
-  const perPixel = 8 * (slices + bands) + 16;
+  // The input slab, the output bands, and the fit's per-pixel sums (coefficients + 6).
+  const perPixel = 8 * (slices + 2 * bands + 8);
   const area = Math.max(1, Math.floor(budget / perPixel));
   const { width: W, height: H } = window;
   const [cy, cx] = chunkShape.length >= 2 ? chunkShape.slice(-2) : [H, W];

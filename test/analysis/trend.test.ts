@@ -168,6 +168,32 @@ describe("least-squares nodata rules", () => {
     near(out[2], 0, 0, 1e-12); // Intercept of pixel 0
     near(out[3], 10);
   });
+  it("complete pixels (one sweep over the tile) and pixels with gaps (one by one) give the same fit", () => {
+    const x = range(50, 1000, 7);
+    const series = x.map((v, i) => 3 + 0.02 * v + Math.sin(i) + 0.5 * Math.cos((2 * Math.PI * v) / 365.25));
+    const model: TrendModel = { type: "HARMONIC", harmonics: 1, cycleLengthDays: 365.25 };
+    // Tile of 3 pixels: the series complete; the series plus an extra nodata slice; a constant.
+    const xx = [...x, 5000];
+    const f = createTileFitter({ model, statistics: ALL, ignoreNoData: true, x: xx });
+    const data = new Float64Array(xx.length * 3);
+    xx.forEach((_, k) => {
+      data[k * 3] = k < x.length ? series[k] : 0;
+      data[k * 3 + 1] = k < x.length ? series[k] : NaN;
+      data[k * 3 + 2] = 1.5;
+    });
+    const out = new Float64Array(f.bands * 3);
+    f.fitTile(data, 3, undefined, out);
+    const alone = fitOne(model, x, series);
+    f.bandNames.forEach((b, i) => near(out[i * 3 + 1], alone[b], 1e-9, 1e-12, `${b} (with a gap)`));
+    assert.ok(Math.abs(out[0] - alone.Slope) > 1e-6, "the complete pixel includes the slice at 5000");
+    const constant = fitOne(
+      model,
+      xx,
+      xx.map(() => 1.5),
+    );
+    f.bandNames.forEach((b, i) => assert.ok(Object.is(out[i * 3 + 2], constant[b]) || Math.abs(out[i * 3 + 2] - constant[b]) < 1e-12, b));
+  });
+
   it("slices are used in order of x whatever their storage order", () => {
     const b = fitOne({ type: "MANN-KENDALL" }, [3, 0, 2, 1], [4, 1, 3, 2]);
     assert.equal(b.MK_Score, 6);
@@ -322,10 +348,10 @@ describe("tiles under the memory budget", () => {
   it("slices stored whole: full-width strips, as many rows as the budget allows", () => {
     const t = trendTileShape(1461, 3, { x: 0, y: 0, width: 1440, height: 720 }, [1, 720, 1440]);
     assert.equal(t.width, 1440);
-    assert.ok(t.height >= 2 && t.height * t.width * (1461 + 3) * 8 <= 48 * 1024 * 1024, JSON.stringify(t));
+    assert.ok(t.height >= 2 && t.height * t.width * (1461 + 2 * 3 + 8) * 8 <= 48 * 1024 * 1024, JSON.stringify(t));
     const few = trendTileShape(4, 3, { x: 0, y: 0, width: 4000, height: 4000 }, [1, 4000, 4000]);
-    assert.deepEqual(few, { height: 174, width: 4000 }); // 48 MiB / (8·7 + 16) bytes a pixel
-    assert.deepEqual(trendOutputChunk(few), [174, 512]);
+    assert.deepEqual(few, { height: 87, width: 4000 }); // 48 MiB / 8·(4 + 2·3 + 8) bytes a pixel
+    assert.deepEqual(trendOutputChunk(few), [87, 512]);
   });
   it("chunked inputs: rectangles of whole chunks; tiles beyond 512 are whole output chunks", () => {
     const t = trendTileShape(100, 3, { x: 0, y: 0, width: 4000, height: 4000 }, [1, 100, 100]);
