@@ -22,7 +22,7 @@ import { type Cube, STD_TIME, type Variable } from "../cube/types.js";
 import { openLocation } from "../io/open.js";
 import { type VariableSpec, createZarrWriter } from "../io/zarrWrite.js";
 import { openRasterStore } from "../store/rasterStore.js";
-import { parseContext } from "./context.js";
+import { type WarpPlan, applyContext, parseContext } from "./context.js";
 import {
   type ParameterSpec,
   type TaskInfo,
@@ -118,6 +118,8 @@ export interface AnomalyOptions extends AnomalyPlan {
   readonly input: InputLocation;
   /** The reference raster, with EXTERNAL_RASTER only. */
   readonly reference?: InputLocation;
+  /** context.outSR / cellSize: the warp the input (and reference) go through before the analysis. */
+  readonly warp?: WarpPlan;
 }
 
 async function parse(params: Record<string, string>, env: ParseEnv): Promise<Parsed<AnomalyOptions>> {
@@ -172,7 +174,7 @@ async function parse(params: Record<string, string>, env: ParseEnv): Promise<Par
       method,
       calculationInterval,
       ignoreNoData,
-      window: context.window,
+      ...context.plan,
       ...(reference ? { reference } : {}),
     };
     return { options, output, warnings };
@@ -293,10 +295,10 @@ export async function writeAnomaly(
 }
 
 async function run(options: AnomalyOptions, ctx: RunContext): Promise<RunOutput> {
-  const cube = await openLocation(options.input, "inputMultidimensionalRaster");
+  const { cube } = applyContext(await openLocation(options.input, "inputMultidimensionalRaster"), options);
   let reference: Cube | undefined;
   try {
-    if (options.reference) reference = await openLocation(options.reference, "referenceMeanRaster");
+    if (options.reference) reference = applyContext(await openLocation(options.reference, "referenceMeanRaster"), options).cube;
     const store = await openRasterStore(ctx.dataDir, { sweep: false });
     const pending = await store.begin();
     ctx.report("pendingDataset", pending.id);

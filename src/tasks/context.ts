@@ -1,55 +1,89 @@
 /**
- * The `context` parameter (environment settings, SPEC §10). This module parses it for the
- * tasks that exist so far: `extent` clips the output; `parallelProcessingFactor` and
- * `processorType` are validated; `cellSize`, `outSR` and `resamplingMethod` need the warp
- * (a later issue) and are refused with a clear 400 rather than silently ignored.
+ * The `context` parameter (environment settings, SPEC §10): `extent` clips the output,
+ * `outSR` reprojects it, `cellSize` resamples it with `resamplingMethod` (analysis/warp.ts),
+ * `parallelProcessingFactor` and `processorType` are validated. `parseContext` plans the
+ * output grid at submit time; the plan (a window, and a warp when the output is not a window
+ * of the input grid) is stored with the job, and `applyContext` turns it back into the cube
+ * the analysis reads.
  */
+import { type ResolvedCrs, crsDefinition, resolveCrs, sameCrs } from "../analysis/crs.js";
+import {
+  type Envelope,
+  RESAMPLING_METHODS,
+  type ResamplingMethod,
+  alignedWindow,
+  targetGrid,
+  transformEnvelope,
+  warpCube,
+} from "../analysis/warp.js";
 import { InvalidInputError } from "../cube/errors.js";
-import { envelopeWindow } from "../cube/grid.js";
-import { epsgFromWkt } from "../io/crs.js";
-import type { Grid, Window } from "../cube/types.js";
+import { gridFromTransform, windowGrid } from "../cube/grid.js";
+import type { Crs, Cube, GeoTransform, Grid, Window } from "../cube/types.js";
 import { parseObject } from "./gp.js";
 
-export interface ParsedContext {
+/** A warp as stored with a job (JSON): the target grid and how to resample onto it. */
+export interface WarpPlan {
+  readonly width: number;
+  readonly height: number;
+  readonly transform: GeoTransform;
+  readonly crs: Crs;
+  readonly method: ResamplingMethod;
+}
+
+/** What task options keep of the context: the window the analysis reads, and the warp if any. */
+export interface ContextPlan {
+  /** Window of the input grid, or with a warp of the target grid (then the whole of it). */
   readonly window: Window;
+  readonly warp?: WarpPlan;
+}
+
+export interface ParsedContext extends ContextPlan {
+  /** The output grid: the window of the input grid, or the warp's target grid. */
+  readonly grid: Grid;
+  readonly resamplingMethod: ResamplingMethod;
+  /** The plan to store with the job ({window} or {window, warp}). */
+  readonly plan: ContextPlan;
   readonly parallelism?: { readonly percent?: number; readonly count?: number };
   readonly warnings: string[];
 }
 
 const KNOWN = new Set(["extent", "cellSize", "outSR", "resamplingMethod", "parallelProcessingFactor", "processorType"]);
-const NOT_YET = new Set(["cellSize", "outSR", "resamplingMethod"]);
-const WEB_MERCATOR = new Set([3857, 102100, 102113, 900913]);
 const P = "context";
+
+const present = (v: unknown) => v !== undefined && v !== null && v !== "";
 
 /**
  * @example
  * parseContext('{"extent":{"xmin":0,"ymin":0,"xmax":10,"ymax":10,"spatialReference":{"wkid":4326}}}', grid)
+ * parseContext('{"outSR":{"wkid":3857},"cellSize":200000,"resamplingMethod":"BILINEAR"}', grid).warp
  */
 export function parseContext(text: string | undefined, grid: Grid): ParsedContext {
   const whole = { x: 0, y: 0, width: grid.width, height: grid.height };
-  if (text === undefined || text.trim() === "") return { window: whole, warnings: [] };
+  const keep = (window: Window, warnings: string[], rest: Partial<ParsedContext> = {}): ParsedContext => ({
+    window,
+    grid: windowGrid(grid, window),
+    resamplingMethod: "NEAREST",
+    plan: { window },
+    warnings,
+    ...rest,
+  });
+  if (text === undefined || text.trim() === "") return keep(whole, []);
   const ctx = parseObject(text, P);
   const warnings: string[] = [];
   for (const key of Object.keys(ctx)) {
     if (!KNOWN.has(key)) warnings.push(`context.${key} is not a setting Strata knows; it was ignored`);
-    else if (NOT_YET.has(key)) {
-      throw new InvalidInputError(`context.${key} is not supported by this server yet (reprojection and resampling arrive with the warp)`, {
-        parameter: P,
-      });
-    }
   }
-  let window: Window = whole;
-  if (ctx.extent !== undefined && ctx.extent !== null && ctx.extent !== "") {
-    const env = envelopeIn(ctx.extent, grid);
-    // A geographic grid stored 0..360 is also addressed -180..180 (and the reverse).
-    const shifts = grid.crs.epsg === 4326 ? [0, 360, -360] : [0];
-    const w = shifts
-      .map((s) => envelopeWindow(grid, { ...env, xmin: env.xmin + s, xmax: env.xmax + s }))
-      .filter((x): x is Window => x !== undefined)
-      .sort((a, b) => b.width * b.height - a.width * a.height)[0];
-    if (!w) throw new InvalidInputError("context.extent does not overlap the input raster", { parameter: P });
-    window = w;
+  const outSR = present(ctx.outSR) ? resolveCrs(ctx.outSR, { parameter: P, what: "context.outSR" }) : undefined;
+  if (outSR?.crs.wkt?.startsWith("+")) {
+    warnings.push("context.outSR has no WKT form Strata can write; the output's coordinate system is recorded as the proj4 string");
   }
+  const cellSize = parseCellSize(ctx.cellSize);
+  const resamplingMethod = parseResampling(ctx.resamplingMethod);
+  if (present(ctx.resamplingMethod) && !present(ctx.cellSize) && !present(ctx.outSR)) {
+    warnings.push("context.resamplingMethod applies only with cellSize or outSR; the output keeps the input's cells");
+  }
+  const reproject = outSR !== undefined && !sameCrs(grid.crs, outSR.crs);
+  const extent = present(ctx.extent) ? envelopeIn(ctx.extent, reproject ? outSR : undefined, grid) : undefined;
   const parallelism = parseParallelism(ctx.parallelProcessingFactor);
   const processor = ctx.processorType;
   if (processor !== undefined) {
@@ -58,7 +92,62 @@ export function parseContext(text: string | undefined, grid: Grid): ParsedContex
     else if (t !== "CPU")
       throw new InvalidInputError(`context.processorType must be CPU or GPU; got "${String(processor)}"`, { parameter: P });
   }
-  return { window, ...(parallelism ? { parallelism } : {}), warnings };
+  const extra = { resamplingMethod, ...(parallelism ? { parallelism } : {}) };
+  if (!reproject && cellSize === undefined && extent === undefined) return keep(whole, warnings, extra);
+  const target = targetGrid(grid, { ...(reproject ? { outCrs: outSR.crs } : {}), cellSize, extent, parameter: P });
+  const aligned = alignedWindow(grid, target);
+  if (aligned) return keep(aligned, warnings, extra);
+  const window = { x: 0, y: 0, width: target.width, height: target.height };
+  const warp: WarpPlan = {
+    width: target.width,
+    height: target.height,
+    transform: target.transform,
+    crs: target.crs,
+    method: resamplingMethod,
+  };
+  return { window, warp, grid: target, plan: { window, warp }, warnings, ...extra };
+}
+
+/**
+ * The cube an analysis reads under a context plan, and the window of it to read: the input
+ * itself, or with a warp the input reprojected / resampled onto the target grid.
+ * @example
+ * const { cube, window } = applyContext(await openLocation(options.input), options);
+ */
+export function applyContext(cube: Cube, plan: ContextPlan): { cube: Cube; window: Window } {
+  if (!plan.warp) return { cube, window: plan.window };
+  const { width, height, transform, crs, method } = plan.warp;
+  try {
+    return { cube: warpCube(cube, gridFromTransform(width, height, transform, crs), method), window: plan.window };
+  } catch (e) {
+    void cube.close();
+    throw e;
+  }
+}
+
+/** A positive number in the output's units; MAXOF / MINOF (one input): the input's cell size. */
+function parseCellSize(v: unknown): number | undefined {
+  if (!present(v)) return undefined;
+  if (typeof v === "string" && /^(MAXOF|MINOF)$/i.test(v.trim())) return undefined;
+  const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v.trim()) : NaN;
+  if (!(Number.isFinite(n) && n > 0)) {
+    throw new InvalidInputError(
+      `context.cellSize must be a positive number (in the output's units), MAXOF or MINOF; got ${JSON.stringify(v)}`,
+      {
+        parameter: P,
+      },
+    );
+  }
+  return n;
+}
+
+function parseResampling(v: unknown): ResamplingMethod {
+  if (!present(v)) return "NEAREST";
+  const m = String(v).trim().toUpperCase();
+  if ((RESAMPLING_METHODS as readonly string[]).includes(m)) return m as ResamplingMethod;
+  throw new InvalidInputError(`context.resamplingMethod must be one of ${RESAMPLING_METHODS.join(", ")}; got ${JSON.stringify(v)}`, {
+    parameter: P,
+  });
 }
 
 function parseParallelism(v: unknown): ParsedContext["parallelism"] {
@@ -72,8 +161,11 @@ function parseParallelism(v: unknown): ParsedContext["parallelism"] {
   });
 }
 
-/** The extent as an envelope in the grid's CRS (same CRS, or geographic <-> Web Mercator). */
-function envelopeIn(extent: unknown, grid: Grid): { xmin: number; ymin: number; xmax: number; ymax: number } {
+/**
+ * The extent as an envelope in the output's CRS: `outSR`'s when reprojecting, else the input
+ * grid's. An extent without a spatialReference is taken to be in that CRS already.
+ */
+function envelopeIn(extent: unknown, outSR: ResolvedCrs | undefined, grid: Grid): Envelope {
   if (typeof extent !== "object" || extent === null)
     throw new InvalidInputError("context.extent must be an envelope object", { parameter: P });
   const e = extent as Record<string, unknown>;
@@ -83,36 +175,22 @@ function envelopeIn(extent: unknown, grid: Grid): { xmin: number; ymin: number; 
     return n;
   });
   if (!(xmin < xmax && ymin < ymax)) throw new InvalidInputError("context.extent must have xmin < xmax and ymin < ymax", { parameter: P });
-  const sr = e.spatialReference as { wkid?: number; latestWkid?: number; wkt?: string } | undefined;
-  let from = sr?.latestWkid ?? sr?.wkid;
-  if (from === undefined && typeof sr?.wkt === "string") {
-    from = epsgFromWkt(sr.wkt);
-    if (from === undefined)
-      throw new InvalidInputError("context.extent.spatialReference.wkt names no EPSG code; give the extent with a wkid", { parameter: P });
+  const env = { xmin, ymin, xmax, ymax };
+  if (!present(e.spatialReference)) return env;
+  const from = resolveCrs(e.spatialReference, { parameter: P, what: "context.extent.spatialReference" });
+  const to = outSR?.crs ?? grid.crs;
+  if (sameCrs(from.crs, to)) return env;
+  const toDef = outSR?.definition ?? crsDefinition(grid.crs);
+  const named = from.crs.epsg !== undefined ? `wkid ${from.crs.epsg}` : "the CRS of its spatialReference";
+  if (!toDef) {
+    throw new InvalidInputError(
+      `context.extent is in ${named} but the input raster has no coordinate system Strata can convert it to; give the extent in the raster's CRS`,
+      { parameter: P },
+    );
   }
-  from ??= grid.crs.epsg;
-  const to = grid.crs.epsg;
-  if (from === to || (from !== undefined && to !== undefined && WEB_MERCATOR.has(from) && WEB_MERCATOR.has(to)))
-    return { xmin, ymin, xmax, ymax };
-  if (from === 4326 && to !== undefined && WEB_MERCATOR.has(to)) {
-    const [a, b] = [toMercator(xmin, ymin), toMercator(xmax, ymax)];
-    return { xmin: a[0], ymin: a[1], xmax: b[0], ymax: b[1] };
+  const converted = transformEnvelope(env, from.definition, toDef);
+  if (!converted) {
+    throw new InvalidInputError(`context.extent (in ${named}) has no area in the output's coordinate system`, { parameter: P });
   }
-  if (from !== undefined && WEB_MERCATOR.has(from) && to === 4326) {
-    const [a, b] = [toGeographic(xmin, ymin), toGeographic(xmax, ymax)];
-    return { xmin: a[0], ymin: a[1], xmax: b[0], ymax: b[1] };
-  }
-  throw new InvalidInputError(
-    `context.extent is in wkid ${String(from)} but the input raster is in ${to === undefined ? "an unnamed CRS" : `EPSG:${to}`}; give the extent in the raster's CRS`,
-    { parameter: P },
-  );
-}
-
-const R = 6378137;
-function toMercator(lon: number, lat: number): [number, number] {
-  const phi = (Math.max(-85.0511287798, Math.min(85.0511287798, lat)) * Math.PI) / 180;
-  return [(lon * Math.PI * R) / 180, R * Math.log(Math.tan(Math.PI / 4 + phi / 2))];
-}
-function toGeographic(x: number, y: number): [number, number] {
-  return [((x / R) * 180) / Math.PI, ((2 * Math.atan(Math.exp(y / R)) - Math.PI / 2) * 180) / Math.PI];
+  return converted;
 }

@@ -12,7 +12,7 @@ import { type Cube, type Variable, type Window, STD_TIME } from "../cube/types.j
 import { openLocation } from "../io/open.js";
 import { TILE, createZarrWriter } from "../io/zarrWrite.js";
 import { openRasterStore } from "../store/rasterStore.js";
-import { parseContext } from "./context.js";
+import { type WarpPlan, applyContext, parseContext } from "./context.js";
 import {
   type ParameterSpec,
   type TaskInfo,
@@ -110,6 +110,8 @@ export interface PredictOptions {
   /** Values of the trend's dimension (epoch ms for StdTime), increasing. */
   readonly values: readonly number[];
   readonly window: Window;
+  /** context.outSR / cellSize: the warp the input goes through before the analysis. */
+  readonly warp?: WarpPlan;
   /** Spatial tile edge override (tests, benchmarks); default the writer's TILE. */
   readonly tile?: number;
 }
@@ -139,7 +141,7 @@ async function parse(params: Record<string, string>, env: Parameters<TaskDefinit
     const context = parseContext(values.get("context"), cube.grid);
     warnings.push(...context.warnings);
     return {
-      options: { input: input.location, variables: chosen.map((c) => c.variable.name), values: list, window: context.window },
+      options: { input: input.location, variables: chosen.map((c) => c.variable.name), values: list, ...context.plan },
       output,
       warnings,
     };
@@ -301,7 +303,7 @@ export async function writePredict(
 }
 
 async function run(options: PredictOptions, ctx: RunContext): Promise<RunOutput> {
-  const cube = await openLocation(options.input);
+  const { cube } = applyContext(await openLocation(options.input), options);
   const store = await openRasterStore(ctx.dataDir, { sweep: false });
   const pending = await store.begin();
   ctx.report("pendingDataset", pending.id);

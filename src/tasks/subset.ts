@@ -11,7 +11,7 @@ import type { Cube, Dimension, Window } from "../cube/types.js";
 import { openLocation } from "../io/open.js";
 import { TILE, createZarrWriter } from "../io/zarrWrite.js";
 import { openRasterStore } from "../store/rasterStore.js";
-import { parseContext } from "./context.js";
+import { type WarpPlan, applyContext, parseContext } from "./context.js";
 import {
   type ParameterSpec,
   type TaskInfo,
@@ -119,6 +119,8 @@ export interface SubsetOptions {
   readonly input: InputLocation;
   readonly variables: readonly { readonly name: string; readonly indices: readonly (readonly number[])[] }[];
   readonly window: Window;
+  /** context.outSR / cellSize: the warp the input goes through before the analysis. */
+  readonly warp?: WarpPlan;
 }
 
 async function parse(params: Record<string, string>, env: Parameters<TaskDefinition["parse"]>[1]): Promise<Parsed<SubsetOptions>> {
@@ -161,7 +163,7 @@ async function parse(params: Record<string, string>, env: Parameters<TaskDefinit
       name: v.name,
       indices: v.dimensions.map((d) => selection.get(d.name) ?? d.values.map((_, i) => i)),
     }));
-    return { options: { input: input.location, variables, window: context.window }, output, warnings };
+    return { options: { input: input.location, variables, ...context.plan }, output, warnings };
   } finally {
     await cube.close();
   }
@@ -226,7 +228,7 @@ export async function writeSubset(
 }
 
 async function run(options: SubsetOptions, ctx: RunContext): Promise<RunOutput> {
-  const cube = await openLocation(options.input);
+  const { cube } = applyContext(await openLocation(options.input), options);
   const store = await openRasterStore(ctx.dataDir, { sweep: false });
   const pending = await store.begin();
   ctx.report("pendingDataset", pending.id);

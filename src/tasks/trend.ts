@@ -22,7 +22,7 @@ import { type Cube, type Variable, type Window, STD_TIME } from "../cube/types.j
 import { openLocation } from "../io/open.js";
 import { createZarrWriter } from "../io/zarrWrite.js";
 import { openRasterStore } from "../store/rasterStore.js";
-import { parseContext } from "./context.js";
+import { type WarpPlan, applyContext, parseContext } from "./context.js";
 import {
   type ParameterSpec,
   type TaskInfo,
@@ -169,6 +169,8 @@ export interface TrendOptions {
   readonly statistics: TrendStatistics;
   readonly ignoreNoData: boolean;
   readonly window: Window;
+  /** context.outSR / cellSize: the warp the input goes through before the analysis. */
+  readonly warp?: WarpPlan;
   /** Spatial tile override (tests, benchmarks); parse leaves it to the memory budget. */
   readonly tile?: { readonly height: number; readonly width: number };
 }
@@ -218,7 +220,7 @@ async function parse(params: Record<string, string>, env: Parameters<TaskDefinit
         model,
         statistics,
         ignoreNoData,
-        window: context.window,
+        ...context.plan,
       },
       output,
       warnings,
@@ -367,7 +369,7 @@ export async function writeTrend(
 }
 
 async function run(options: TrendOptions, ctx: RunContext): Promise<RunOutput> {
-  const cube = await openLocation(options.input);
+  const { cube } = applyContext(await openLocation(options.input), options);
   const store = await openRasterStore(ctx.dataDir, { sweep: false });
   const pending = await store.begin();
   ctx.report("pendingDataset", pending.id);

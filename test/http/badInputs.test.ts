@@ -151,7 +151,7 @@ const CASES: Case[] = [
     "iterationStep",
     /more than a million windows/,
   ],
-  ["unsupported context", () => ({ ...good(), context: '{"outSR":{"wkid":3857}}' }), "context", /outSR is not supported/],
+  ["unknown wkid in context", () => ({ ...good(), context: '{"outSR":{"wkid":99999}}' }), "context", /wkid 99999/],
   [
     "extent outside the raster",
     () => ({ ...good(), context: '{"extent":{"xmin":0,"ymin":100,"xmax":10,"ymax":110,"spatialReference":{"wkid":4326}}}' }),
