@@ -21,7 +21,6 @@ import { sameGrid, windowGrid } from "../cube/grid.js";
 import { type Cube, STD_TIME, type Variable } from "../cube/types.js";
 import { openLocation } from "../io/open.js";
 import { type VariableSpec, createZarrWriter } from "../io/zarrWrite.js";
-import { openRasterStore } from "../store/rasterStore.js";
 import { type WarpPlan, applyContext, parseContext } from "./context.js";
 import {
   type ParameterSpec,
@@ -33,6 +32,7 @@ import {
   required,
   parseIgnoreNoData,
 } from "./gp.js";
+import { CONTEXT_PARAMETER, OUTPUT_NAME_PARAMETER, inputParameter, outputDescriptor, runIntoDataset } from "./common.js";
 import type { InputLocation, OutputTarget, ParseEnv, Parsed, RunContext, RunOutput, TaskDefinition } from "./types.js";
 
 const METHOD: ParameterSpec = {
@@ -64,22 +64,8 @@ export const ANOMALY_INFO: TaskInfo = {
     "(or of a reference raster), published as a hosted image service.",
   category: "Multidimensional Analysis",
   parameters: [
-    {
-      name: "inputMultidimensionalRaster",
-      dataType: "GPRasterDataLayer",
-      displayName: "Input Multidimensional Raster",
-      description:
-        'The raster: {"itemId": ...}, {"url": ...} of a hosted image service, {"uri": "/fileShares/<share>/<path>"} or {"folderId": ...}.',
-      required: true,
-    },
-    {
-      name: "outputName",
-      dataType: "GPString",
-      displayName: "Output Name",
-      description:
-        'The output image service: {"serviceProperties":{"name":"..."}} to create one, or {"itemId": ...} of a service you own to update it.',
-      required: true,
-    },
+    inputParameter(),
+    OUTPUT_NAME_PARAMETER,
     {
       name: "variables",
       dataType: "GPMultiValue:GPString",
@@ -103,13 +89,7 @@ export const ANOMALY_INFO: TaskInfo = {
       description:
         "EXTERNAL_RASTER only: µ (or m) as a raster on the input's grid with the same variables: one slice for every slice, or the input's StdTime slices.",
     },
-    {
-      name: "context",
-      dataType: "GPString",
-      displayName: "Context",
-      description:
-        'Environment settings as JSON, e.g. {"extent":{"xmin":..,"ymin":..,"xmax":..,"ymax":..,"spatialReference":{"wkid":4326}}}.',
-    },
+    CONTEXT_PARAMETER,
   ],
 };
 
@@ -126,8 +106,7 @@ async function parse(params: Record<string, string>, env: ParseEnv): Promise<Par
   const { values, unknown } = collectParameters(ANOMALY_INFO, params);
   const warnings = unknown.map((k) => `${k} is not a parameter of ${ANOMALY_INFO.name}; it was ignored`);
   const inputDescriptor = parseJson(required(values, "inputMultidimensionalRaster"), "inputMultidimensionalRaster");
-  const outputText = required(values, "outputName").trim();
-  const outputDescriptor = outputText.startsWith("{") ? parseJson(outputText, "outputName") : outputText;
+  const outputRequest = outputDescriptor(values);
   const method = parseKeyword(values.get("method"), METHOD) as AnomalyMethod;
   const calculationInterval = parseKeyword(values.get("calculationInterval"), INTERVAL) as CalculationInterval;
   const ignoreNoData = parseIgnoreNoData(values.get("ignoreNoData"));
@@ -155,7 +134,7 @@ async function parse(params: Record<string, string>, env: ParseEnv): Promise<Par
 
   const input = await env.resolveInput(inputDescriptor, "inputMultidimensionalRaster");
   warnings.push(...input.warnings);
-  const output: OutputTarget = await env.resolveOutput(outputDescriptor, "outputName");
+  const output: OutputTarget = await env.resolveOutput(outputRequest, "outputName");
   const cube = await env.openCube(input.location, "inputMultidimensionalRaster");
   try {
     const chosen = chooseVariables(cube, wanted);
@@ -299,27 +278,14 @@ async function run(options: AnomalyOptions, ctx: RunContext): Promise<RunOutput>
   let reference: Cube | undefined;
   try {
     if (options.reference) reference = applyContext(await openLocation(options.reference, "referenceMeanRaster"), options).cube;
-    const store = await openRasterStore(ctx.dataDir, { sweep: false });
-    const pending = await store.begin();
-    ctx.report("pendingDataset", pending.id);
-    try {
-      ctx.message(
-        "esriJobMessageTypeInformative",
-        `Computing ${options.method} (${options.calculationInterval}) of ${options.variables.length} variable(s): ${options.variables.join(", ")}`,
-      );
-      await writeAnomaly(cube, options, pending.path, {
-        signal: ctx.signal,
-        onProgress: (f) => ctx.progress(Math.round(f * 100)),
-        reference,
-      });
-      await pending.commit();
-      return { datasetId: pending.id };
-    } catch (e) {
-      await pending.abort();
-      throw e;
-    }
-  } finally {
+  } catch (e) {
     await cube.close();
+    throw e;
+  }
+  const description = `Computing ${options.method} (${options.calculationInterval}) of ${options.variables.length} variable(s): ${options.variables.join(", ")}`;
+  try {
+    return await runIntoDataset(ctx, cube, description, (path, o) => writeAnomaly(cube, options, path, { ...o, reference }));
+  } finally {
     await reference?.close();
   }
 }

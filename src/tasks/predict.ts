@@ -11,7 +11,6 @@ import { type TimeStepUnit, anchoredStep, formatIso, parseIsoTime } from "../cub
 import { type Cube, type Variable, type Window, STD_TIME } from "../cube/types.js";
 import { openLocation } from "../io/open.js";
 import { TILE, createZarrWriter } from "../io/zarrWrite.js";
-import { openRasterStore } from "../store/rasterStore.js";
 import { type WarpPlan, applyContext, parseContext } from "./context.js";
 import {
   type ParameterSpec,
@@ -23,6 +22,7 @@ import {
   parseStringList,
   required,
 } from "./gp.js";
+import { CONTEXT_PARAMETER, OUTPUT_NAME_PARAMETER, inputParameter, outputDescriptor, runIntoDataset } from "./common.js";
 import type { InputLocation, OutputTarget, Parsed, RunContext, RunOutput, TaskDefinition } from "./types.js";
 
 /** Most slices one prediction makes. */
@@ -54,21 +54,8 @@ export const PREDICT_INFO: TaskInfo = {
     "Evaluates the trend models of a trend raster made by GenerateTrendRaster at chosen dimension values and publishes the predictions as a multidimensional raster.",
   category: "Multidimensional Analysis",
   parameters: [
-    {
-      name: "inputMultidimensionalRaster",
-      dataType: "GPRasterDataLayer",
-      displayName: "Input Trend Raster",
-      description: 'A trend raster made by GenerateTrendRaster (not a Mann-Kendall one): {"itemId": ...}, {"url": ...} or {"uri": ...}.',
-      required: true,
-    },
-    {
-      name: "outputName",
-      dataType: "GPString",
-      displayName: "Output Name",
-      description:
-        'The output image service: {"serviceProperties":{"name":"..."}} to create one, or {"itemId": ...} of a service you own to update it.',
-      required: true,
-    },
+    inputParameter("Input Trend Raster", "A trend raster made by GenerateTrendRaster (not a Mann-Kendall one)"),
+    OUTPUT_NAME_PARAMETER,
     {
       name: "variables",
       dataType: "GPMultiValue:GPString",
@@ -93,13 +80,7 @@ export const PREDICT_INFO: TaskInfo = {
       defaultValue: 1,
     },
     INTERVAL_UNIT,
-    {
-      name: "context",
-      dataType: "GPString",
-      displayName: "Context",
-      description:
-        'Environment settings as JSON, e.g. {"extent":{"xmin":..,"ymin":..,"xmax":..,"ymax":..,"spatialReference":{"wkid":4326}}}.',
-    },
+    CONTEXT_PARAMETER,
   ],
 };
 
@@ -122,14 +103,13 @@ async function parse(params: Record<string, string>, env: Parameters<TaskDefinit
   const { values, unknown } = collectParameters(PREDICT_INFO, params);
   const warnings = unknown.map((k) => `${k} is not a parameter of ${PREDICT_INFO.name}; it was ignored`);
   const inputDescriptor = parseJson(required(values, INPUT), INPUT);
-  const outputText = required(values, "outputName").trim();
-  const outputDescriptor = outputText.startsWith("{") ? parseJson(outputText, "outputName") : outputText;
+  const outputRequest = outputDescriptor(values);
   const definition = parseKeyword(values.get("dimensionDefinition"), DIMENSION_DEFINITION);
   const wanted = parseStringList(values.get("variables"), "variables");
 
   const input = await env.resolveInput(inputDescriptor, INPUT);
   warnings.push(...input.warnings);
-  const output: OutputTarget = await env.resolveOutput(outputDescriptor, "outputName");
+  const output: OutputTarget = await env.resolveOutput(outputRequest, "outputName");
   const cube = await env.openCube(input.location, INPUT);
   try {
     const chosen = chooseTrendVariables(cube, wanted);
@@ -304,20 +284,8 @@ export async function writePredict(
 
 async function run(options: PredictOptions, ctx: RunContext): Promise<RunOutput> {
   const { cube } = applyContext(await openLocation(options.input), options);
-  const store = await openRasterStore(ctx.dataDir, { sweep: false });
-  const pending = await store.begin();
-  ctx.report("pendingDataset", pending.id);
-  try {
-    ctx.message("esriJobMessageTypeInformative", `Predicting ${options.variables.join(", ")} at ${options.values.length} value(s)`);
-    await writePredict(cube, options, pending.path, { signal: ctx.signal, onProgress: (f) => ctx.progress(Math.round(f * 100)) });
-    await pending.commit();
-    return { datasetId: pending.id };
-  } catch (e) {
-    await pending.abort();
-    throw e;
-  } finally {
-    await cube.close();
-  }
+  const description = `Predicting ${options.variables.join(", ")} at ${options.values.length} value(s)`;
+  return runIntoDataset(ctx, cube, description, (path, o) => writePredict(cube, options, path, o));
 }
 
 export const predictTask: TaskDefinition<PredictOptions> = { info: PREDICT_INFO, parse, run };

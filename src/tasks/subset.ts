@@ -10,7 +10,6 @@ import { windowGrid } from "../cube/grid.js";
 import type { Cube, Dimension, Window } from "../cube/types.js";
 import { openLocation } from "../io/open.js";
 import { TILE, createZarrWriter } from "../io/zarrWrite.js";
-import { openRasterStore } from "../store/rasterStore.js";
 import { type WarpPlan, applyContext, parseContext } from "./context.js";
 import {
   type ParameterSpec,
@@ -23,6 +22,7 @@ import {
   required,
 } from "./gp.js";
 import { DIMENSION_DEFINITIONS, type DefinitionInput, ITERATION_UNITS, selectSlices } from "./selection.js";
+import { CONTEXT_PARAMETER, OUTPUT_NAME_PARAMETER, inputParameter, outputDescriptor, runIntoDataset } from "./common.js";
 import type { InputLocation, OutputTarget, Parsed, RunContext, RunOutput, TaskDefinition } from "./types.js";
 
 const DIMENSION_DEFINITION: ParameterSpec = {
@@ -49,22 +49,8 @@ export const SUBSET_INFO: TaskInfo = {
     "Creates a multidimensional raster holding the chosen variables and slices of an input, published as a hosted image service.",
   category: "Multidimensional Analysis",
   parameters: [
-    {
-      name: "inputMultidimensionalRaster",
-      dataType: "GPRasterDataLayer",
-      displayName: "Input Multidimensional Raster",
-      description:
-        'The raster to subset: {"itemId": ...}, {"url": ...} of a hosted image service, or {"uri": "/fileShares/<share>/<path>"}.',
-      required: true,
-    },
-    {
-      name: "outputName",
-      dataType: "GPString",
-      displayName: "Output Name",
-      description:
-        'The output image service: {"serviceProperties":{"name":"..."}} to create one, or {"itemId": ...} of a service you own to update it.',
-      required: true,
-    },
+    inputParameter("Input Multidimensional Raster", "The raster to subset"),
+    OUTPUT_NAME_PARAMETER,
     {
       name: "variables",
       dataType: "GPMultiValue:GPString",
@@ -104,13 +90,7 @@ export const SUBSET_INFO: TaskInfo = {
       description: "BY_ITERATION: the window repeats every step x unit until past the last slice.",
     },
     ITERATION_UNIT,
-    {
-      name: "context",
-      dataType: "GPString",
-      displayName: "Context",
-      description:
-        'Environment settings as JSON, e.g. {"extent":{"xmin":..,"ymin":..,"xmax":..,"ymax":..,"spatialReference":{"wkid":4326}}}.',
-    },
+    CONTEXT_PARAMETER,
   ],
 };
 
@@ -127,15 +107,13 @@ async function parse(params: Record<string, string>, env: Parameters<TaskDefinit
   const { values, unknown } = collectParameters(SUBSET_INFO, params);
   const warnings = unknown.map((k) => `${k} is not a parameter of ${SUBSET_INFO.name}; it was ignored`);
   const inputDescriptor = parseJson(required(values, "inputMultidimensionalRaster"), "inputMultidimensionalRaster");
-  const outputText = required(values, "outputName").trim();
-  // outputName is a JSON descriptor, or a bare service name as some clients send it.
-  const outputDescriptor = outputText.startsWith("{") ? parseJson(outputText, "outputName") : outputText;
+  const outputRequest = outputDescriptor(values);
   const definition = parseKeyword(values.get("dimensionDefinition"), DIMENSION_DEFINITION);
   const wanted = parseStringList(values.get("variables"), "variables");
 
   const input = await env.resolveInput(inputDescriptor, "inputMultidimensionalRaster");
   warnings.push(...input.warnings);
-  const output: OutputTarget = await env.resolveOutput(outputDescriptor, "outputName");
+  const output: OutputTarget = await env.resolveOutput(outputRequest, "outputName");
   const cube = await env.openCube(input.location, "inputMultidimensionalRaster");
   try {
     const chosen = wanted
@@ -229,24 +207,10 @@ export async function writeSubset(
 
 async function run(options: SubsetOptions, ctx: RunContext): Promise<RunOutput> {
   const { cube } = applyContext(await openLocation(options.input), options);
-  const store = await openRasterStore(ctx.dataDir, { sweep: false });
-  const pending = await store.begin();
-  ctx.report("pendingDataset", pending.id);
-  try {
-    const slices = options.variables.reduce((n, v) => n + v.indices.reduce((m, l) => m * l.length, 1), 0);
-    ctx.message("esriJobMessageTypeInformative", `Writing ${options.variables.length} variable(s), ${slices} slice(s) in all`);
-    await writeSubset(cube, { ...options, tile: TILE }, pending.path, {
-      signal: ctx.signal,
-      onProgress: (f) => ctx.progress(Math.round(f * 100)),
-    });
-    await pending.commit();
-    return { datasetId: pending.id };
-  } catch (e) {
-    await pending.abort();
-    throw e;
-  } finally {
-    await cube.close();
-  }
+  const slices = options.variables.reduce((n, v) => n + v.indices.reduce((m, l) => m * l.length, 1), 0);
+  return runIntoDataset(ctx, cube, `Writing ${options.variables.length} variable(s), ${slices} slice(s) in all`, (path, o) =>
+    writeSubset(cube, { ...options, tile: TILE }, path, o),
+  );
 }
 
 export const subsetTask: TaskDefinition<SubsetOptions> = { info: SUBSET_INFO, parse, run };

@@ -21,7 +21,6 @@ import { windowGrid } from "../cube/grid.js";
 import { type Cube, type Variable, type Window, STD_TIME } from "../cube/types.js";
 import { openLocation } from "../io/open.js";
 import { createZarrWriter } from "../io/zarrWrite.js";
-import { openRasterStore } from "../store/rasterStore.js";
 import { type WarpPlan, applyContext, parseContext } from "./context.js";
 import {
   type ParameterSpec,
@@ -35,6 +34,7 @@ import {
   required,
   parseIgnoreNoData,
 } from "./gp.js";
+import { CONTEXT_PARAMETER, OUTPUT_NAME_PARAMETER, inputParameter, outputDescriptor, runIntoDataset } from "./common.js";
 import type { InputLocation, OutputTarget, Parsed, RunContext, RunOutput, TaskDefinition } from "./types.js";
 
 /** Largest POLYNOMIAL order and HARMONIC count accepted (beyond it the stored basis is meaningless). */
@@ -76,22 +76,8 @@ export const TREND_INFO: TaskInfo = {
     "Fits a trend to every pixel of a multidimensional raster along a dimension (usually StdTime) and publishes the coefficients (or Mann-Kendall statistics) as a multiband trend raster.",
   category: "Multidimensional Analysis",
   parameters: [
-    {
-      name: "inputMultidimensionalRaster",
-      dataType: "GPRasterDataLayer",
-      displayName: "Input Multidimensional Raster",
-      description:
-        'The raster to analyse: {"itemId": ...}, {"url": ...} of a hosted image service, or {"uri": "/fileShares/<share>/<path>"}.',
-      required: true,
-    },
-    {
-      name: "outputName",
-      dataType: "GPString",
-      displayName: "Output Name",
-      description:
-        'The output image service: {"serviceProperties":{"name":"..."}} to create one, or {"itemId": ...} of a service you own to update it.',
-      required: true,
-    },
+    inputParameter("Input Multidimensional Raster", "The raster to analyse"),
+    OUTPUT_NAME_PARAMETER,
     {
       name: "dimension",
       dataType: "GPString",
@@ -150,13 +136,7 @@ export const TREND_INFO: TaskInfo = {
       defaultValue: false,
     },
     SEASONAL_PERIOD,
-    {
-      name: "context",
-      dataType: "GPString",
-      displayName: "Context",
-      description:
-        'Environment settings as JSON, e.g. {"extent":{"xmin":..,"ymin":..,"xmax":..,"ymax":..,"spatialReference":{"wkid":4326}}}.',
-    },
+    CONTEXT_PARAMETER,
   ],
 };
 
@@ -179,8 +159,7 @@ async function parse(params: Record<string, string>, env: Parameters<TaskDefinit
   const { values, unknown } = collectParameters(TREND_INFO, params);
   const warnings = unknown.map((k) => `${k} is not a parameter of ${TREND_INFO.name}; it was ignored`);
   const inputDescriptor = parseJson(required(values, "inputMultidimensionalRaster"), "inputMultidimensionalRaster");
-  const outputText = required(values, "outputName").trim();
-  const outputDescriptor = outputText.startsWith("{") ? parseJson(outputText, "outputName") : outputText;
+  const outputRequest = outputDescriptor(values);
   const dimensionName = required(values, "dimension").trim();
   const wanted = parseStringList(values.get("variables"), "variables");
   const type = parseKeyword(values.get("trendLineType"), TREND_LINE_TYPE) as TrendLineType;
@@ -190,7 +169,7 @@ async function parse(params: Record<string, string>, env: Parameters<TaskDefinit
 
   const input = await env.resolveInput(inputDescriptor, "inputMultidimensionalRaster");
   warnings.push(...input.warnings);
-  const output: OutputTarget = await env.resolveOutput(outputDescriptor, "outputName");
+  const output: OutputTarget = await env.resolveOutput(outputRequest, "outputName");
   const cube = await env.openCube(input.location, "inputMultidimensionalRaster");
   try {
     const { variables, dimension } = chooseVariables(cube, wanted, dimensionName);
@@ -370,23 +349,8 @@ export async function writeTrend(
 
 async function run(options: TrendOptions, ctx: RunContext): Promise<RunOutput> {
   const { cube } = applyContext(await openLocation(options.input), options);
-  const store = await openRasterStore(ctx.dataDir, { sweep: false });
-  const pending = await store.begin();
-  ctx.report("pendingDataset", pending.id);
-  try {
-    ctx.message(
-      "esriJobMessageTypeInformative",
-      `Fitting ${options.model.type} trends along ${options.dimension} for ${options.variables.join(", ")}`,
-    );
-    await writeTrend(cube, options, pending.path, { signal: ctx.signal, onProgress: (f) => ctx.progress(Math.round(f * 100)) });
-    await pending.commit();
-    return { datasetId: pending.id };
-  } catch (e) {
-    await pending.abort();
-    throw e;
-  } finally {
-    await cube.close();
-  }
+  const description = `Fitting ${options.model.type} trends along ${options.dimension} for ${options.variables.join(", ")}`;
+  return runIntoDataset(ctx, cube, description, (path, o) => writeTrend(cube, options, path, o));
 }
 
 export const trendTask: TaskDefinition<TrendOptions> = { info: TREND_INFO, parse, run };
