@@ -12,6 +12,7 @@
 import proj4 from "proj4";
 import { InvalidInputError } from "../cube/errors.js";
 import type { Crs } from "../cube/types.js";
+import { epsgFromWkt } from "../cube/wkt.js";
 
 /** Codes naming Web Mercator; all are stored as 3857. */
 export const WEB_MERCATOR_CODES: ReadonlySet<number> = new Set([3857, 102100, 102113, 900913, 3785]);
@@ -245,15 +246,6 @@ export function pointTransform(from: string, to: string): PointTransform | undef
     forward: (x, y) => run((p) => c.forward(p), x, y),
     inverse: (x, y) => run((p) => c.inverse(p), x, y),
   };
-}
-
-/** The EPSG code of the outermost object of a WKT1 or WKT2 string (its last AUTHORITY/ID). */
-export function epsgFromWkt(wkt: string): number | undefined {
-  const all = [...wkt.matchAll(/(?:AUTHORITY|ID)\[\s*"EPSG"\s*,\s*"?(\d+)"?\s*\]/gi)];
-  if (!all.length) return undefined;
-  const last = all[all.length - 1];
-  const tail = wkt.slice((last.index ?? 0) + last[0].length).replace(/\s/g, "");
-  return /^\]*$/.test(tail) ? Number(last[1]) : undefined;
 }
 
 // ---- proj4 objects -------------------------------------------------------------------------
