@@ -18,9 +18,10 @@ import { openRasterStore } from "../../src/store/rasterStore.js";
 import { type AnomalyOptions, anomalyTask, writeAnomaly } from "../../src/tasks/anomaly.js";
 import { TASKS } from "../../src/tasks/registry.js";
 import { writeSubset } from "../../src/tasks/subset.js";
-import type { ParseEnv, RunContext } from "../../src/tasks/types.js";
+import type { ParseEnv } from "../../src/tasks/types.js";
 import { writeBigCube } from "../helpers/bigCube.js";
 import { REAL } from "../helpers/subsetCases.js";
+import { fakeRunContext } from "../helpers/runContext.js";
 
 const SMALL = new URL("../fixtures/small/", import.meta.url).pathname;
 const NAVY = "monthly_navy_winds.cdf";
@@ -458,25 +459,7 @@ describe("cancellation", () => {
   it("run: a cancelled job leaves nothing in the raster store; a finished one commits its dataset", async () => {
     const dataDir = join(dir, "data");
     const { options } = await parse({ method: "Z_SCORE", calculationInterval: "YEARLY" }, big);
-    const context = (controller: AbortController, abortAt?: number) => {
-      const reports: Record<string, unknown> = {};
-      const progress: number[] = [];
-      const ctx: RunContext = {
-        signal: controller.signal,
-        dataDir,
-        progress: (p) => {
-          progress.push(p);
-          if (abortAt !== undefined && progress.length >= abortAt) controller.abort();
-        },
-        message: () => {},
-        report: (k, v) => {
-          reports[k] = v;
-        },
-      };
-      return { ctx, reports, progress };
-    };
-
-    const cancel = context(new AbortController(), 1);
+    const cancel = fakeRunContext(dataDir, 1);
     await assert.rejects(anomalyTask.run({ ...options, tile: 16 }, cancel.ctx), (e: Error) => e.name === "AbortError");
     assert.equal(cancel.progress.length, 1);
     assert.equal(typeof cancel.reports.pendingDataset, "string");
@@ -484,7 +467,7 @@ describe("cancellation", () => {
     assert.deepEqual(await store.list(), []);
     assert.deepEqual(await readdir(join(dataDir, "rasters", ".pending")), []);
 
-    const done = context(new AbortController());
+    const done = fakeRunContext(dataDir);
     const result = await anomalyTask.run({ ...options, tile: 16 }, done.ctx);
     assert.equal(done.reports.pendingDataset, result.datasetId);
     assert.deepEqual(await store.list(), [result.datasetId]);

@@ -18,8 +18,9 @@ import { openRasterStore } from "../../src/store/rasterStore.js";
 import { predictTask, writePredict } from "../../src/tasks/predict.js";
 import { TASKS } from "../../src/tasks/registry.js";
 import { trendTask, writeTrend } from "../../src/tasks/trend.js";
-import type { ParseEnv, RunContext } from "../../src/tasks/types.js";
+import type { ParseEnv } from "../../src/tasks/types.js";
 import { REAL } from "../helpers/subsetCases.js";
+import { fakeRunContext } from "../helpers/runContext.js";
 
 const OUT = '{"serviceProperties":{"name":"predict_out"}}';
 const env: ParseEnv = {
@@ -338,31 +339,14 @@ describe("cancellation", () => {
   it("run: a cancelled job leaves nothing in the raster store; a finished one commits its dataset", async () => {
     const dataDir = join(dir, "data");
     const { options } = await parse({ dimensionDefinition: "BY_INTERVAL", start: "2000-01-01", end: "2000-12-01", intervalUnit: "MONTHS" });
-    const context = (controller: AbortController, abortAt?: number) => {
-      const reports: Record<string, unknown> = {};
-      const progress: number[] = [];
-      const ctx: RunContext = {
-        signal: controller.signal,
-        dataDir,
-        progress: (p) => {
-          progress.push(p);
-          if (abortAt !== undefined && progress.length >= abortAt) controller.abort();
-        },
-        message: () => {},
-        report: (k, v) => {
-          reports[k] = v;
-        },
-      };
-      return { ctx, reports, progress };
-    };
-    const cancel = context(new AbortController(), 1);
+    const cancel = fakeRunContext(dataDir, 1);
     await assert.rejects(predictTask.run({ ...options, tile: 16 }, cancel.ctx), (e: Error) => e.name === "AbortError");
     assert.equal(cancel.progress.length, 1);
     const store = await openRasterStore(dataDir, { sweep: false });
     assert.deepEqual(await store.list(), []);
     assert.deepEqual(await readdir(join(dataDir, "rasters", ".pending")), []);
 
-    const done = context(new AbortController());
+    const done = fakeRunContext(dataDir);
     const result = await predictTask.run(options, done.ctx);
     assert.deepEqual(await store.list(), [result.datasetId]);
     assert.equal(done.progress.at(-1), 100);

@@ -17,9 +17,10 @@ import { openCube, openLocation } from "../../src/io/open.js";
 import { openRasterStore } from "../../src/store/rasterStore.js";
 import { TASKS } from "../../src/tasks/registry.js";
 import { type TrendOptions, trendTask, writeTrend } from "../../src/tasks/trend.js";
-import type { ParseEnv, RunContext } from "../../src/tasks/types.js";
+import type { ParseEnv } from "../../src/tasks/types.js";
 import { bigCubeValue, writeBigCube } from "../helpers/bigCube.js";
 import { REAL } from "../helpers/subsetCases.js";
+import { fakeRunContext } from "../helpers/runContext.js";
 
 const NAVY = "monthly_navy_winds.cdf";
 const OCEAN = "ocean_atlas_subset.nc";
@@ -339,25 +340,7 @@ describe("cancellation", () => {
   it("run: a cancelled job leaves nothing in the raster store; a finished one commits its dataset", async () => {
     const dataDir = join(dir, "data");
     const { options } = await parse({ dimension: "StdTime", trendLineType: "HARMONIC", r2: "true" }, big);
-    const context = (controller: AbortController, abortAt?: number) => {
-      const reports: Record<string, unknown> = {};
-      const progress: number[] = [];
-      const ctx: RunContext = {
-        signal: controller.signal,
-        dataDir,
-        progress: (p) => {
-          progress.push(p);
-          if (abortAt !== undefined && progress.length >= abortAt) controller.abort();
-        },
-        message: () => {},
-        report: (k, v) => {
-          reports[k] = v;
-        },
-      };
-      return { ctx, reports, progress };
-    };
-
-    const cancel = context(new AbortController(), 1);
+    const cancel = fakeRunContext(dataDir, 1);
     const started = Date.now();
     await assert.rejects(trendTask.run({ ...options, tile: { height: 16, width: 16 } }, cancel.ctx), (e: Error) => e.name === "AbortError");
     assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
@@ -367,7 +350,7 @@ describe("cancellation", () => {
     assert.deepEqual(await store.list(), []);
     assert.deepEqual(await readdir(join(dataDir, "rasters", ".pending")), []);
 
-    const done = context(new AbortController());
+    const done = fakeRunContext(dataDir);
     const result = await trendTask.run(options, done.ctx);
     assert.equal(done.reports.pendingDataset, result.datasetId);
     assert.deepEqual(await store.list(), [result.datasetId]);
