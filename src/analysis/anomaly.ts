@@ -7,7 +7,16 @@
  * other), medians gather each pixel's valid values and quickselect them. `computeAnomaly`
  * walks a cube tile by tile into a block sink. Pure: knows nothing of formats or jobs.
  */
-import { STD_TIME, type Cube, type Dimension, type PixelType, type TypedArray, type Variable, type Window } from "../cube/types.js";
+import {
+  STD_TIME,
+  type Cube,
+  type Dimension,
+  type PixelType,
+  type TypedArray,
+  type Variable,
+  type Window,
+  variableNamed,
+} from "../cube/types.js";
 import { GROUP_INTERVALS, type GroupInterval, groupKeys } from "./groups.js";
 import { type Statistics, statisticsAccumulator } from "./statistics.js";
 import type { BlockSink } from "./subset.js";
@@ -402,8 +411,7 @@ export async function computeAnomaly(
   if (external && !options.reference) throw new RangeError("EXTERNAL_RASTER needs a reference raster");
   const steps: Step[] = [];
   for (const name of plan.variables) {
-    const v = cube.variables.find((x) => x.name === name);
-    if (!v) throw new RangeError(`no variable ${name} in the input`);
+    const v = variableNamed(cube, name);
     let ref: Variable | undefined;
     if (external) {
       ref = options.reference!.variables.find((x) => x.name === name);

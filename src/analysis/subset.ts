@@ -3,7 +3,7 @@
  * (one slice by one spatial tile) at a time: memory is one tile whatever the cube's size.
  * Pure orchestration over the Cube interface; knows nothing of formats or jobs.
  */
-import type { Cube, Slab, Window } from "../cube/types.js";
+import { type Cube, type Slab, type Window, variableNamed } from "../cube/types.js";
 import { type Statistics, statisticsAccumulator } from "./statistics.js";
 
 export interface BlockSink {
@@ -43,8 +43,7 @@ export async function copySubset(
   const stats = new Map<string, Statistics | undefined>();
   let done = 0;
   for (const spec of plan.variables) {
-    const v = cube.variables.find((x) => x.name === spec.name);
-    if (!v) throw new Error(`no variable ${spec.name} in the input`);
+    const v = variableNamed(cube, spec.name);
     const acc = statisticsAccumulator();
     const slices = slicesOf(spec.indices);
     for (let s = 0; s < slices; s++) {

@@ -6,7 +6,7 @@
  * Evaluation is in float64 on the documented basis (x = days since 1970-01-01 for StdTime).
  */
 import type { Cube, Dimension, Variable, Window } from "../cube/types.js";
-import { STD_TIME } from "../cube/types.js";
+import { STD_TIME, variableNamed } from "../cube/types.js";
 import { dimensionInterval } from "../cube/dimension.js";
 import type { BlockSink, CopyOptions } from "./subset.js";
 import { type Statistics, statisticsAccumulator } from "./statistics.js";
@@ -59,7 +59,7 @@ export function predictableTrend(v: Variable): TrendMetadata | string {
 /** The output variables of a prediction. Throws when a variable is not a usable trend. */
 export function predictLayout(cube: Cube, plan: PredictPlan): PredictVariableLayout[] {
   return plan.variables.map((name) => {
-    const v = findVariable(cube, name);
+    const v = variableNamed(cube, name);
     const meta = predictableTrend(v);
     if (typeof meta === "string") throw new Error(`variable ${name} cannot be predicted from: ${meta}`);
     const others = v.dimensions.slice(0, -1);
@@ -95,11 +95,11 @@ export async function computePredict(
   const tile = plan.tile;
   const tiles = Math.ceil(w.height / tile) * Math.ceil(w.width / tile);
   const combos = (v: Variable) => v.dimensions.slice(0, -1).reduce((n, d) => n * d.values.length, 1);
-  const total = layouts.reduce((n, l) => n + combos(findVariable(cube, l.name)) * tiles, 0);
+  const total = layouts.reduce((n, l) => n + combos(variableNamed(cube, l.name)) * tiles, 0);
   const stats = new Map<string, Statistics | undefined>();
   let done = 0;
   for (const layout of layouts) {
-    const v = findVariable(cube, layout.name);
+    const v = variableNamed(cube, layout.name);
     const model = modelOf(layout.metadata);
     const p = coefficientCount(model);
     // The documented basis at each requested value, value-major.
@@ -154,10 +154,4 @@ export async function computePredict(
     stats.set(layout.name, acc.result());
   }
   return stats;
-}
-
-function findVariable(cube: Cube, name: string): Variable {
-  const v = cube.variables.find((x) => x.name === name);
-  if (!v) throw new Error(`no variable ${name} in the input`);
-  return v;
 }

@@ -12,7 +12,7 @@
  * NaN; the variable attribute `strata:trend` holds the TrendMetadata.
  */
 import type { Cube, Dimension, Variable, Window } from "../cube/types.js";
-import { STD_TIME } from "../cube/types.js";
+import { STD_TIME, variableNamed } from "../cube/types.js";
 import type { BlockSink, CopyOptions } from "./subset.js";
 import { type Statistics, statisticsAccumulator } from "./statistics.js";
 import { createTileFitter } from "./trendFit.js";
@@ -108,7 +108,7 @@ export function trendOutputChunk(tile: { readonly height: number; readonly width
 /** The output variables of a trend plan. Throws when a variable lacks the dimension. */
 export function trendLayout(cube: Cube, plan: TrendPlan): TrendVariableLayout[] {
   return plan.variables.map((name) => {
-    const v = findVariable(cube, name);
+    const v = variableNamed(cube, name);
     const fitIndex = v.dimensions.findIndex((d) => d.name === plan.dimension);
     if (fitIndex < 0) throw new Error(`variable ${name} has no dimension ${plan.dimension}`);
     const fit = v.dimensions[fitIndex];
@@ -172,11 +172,11 @@ export async function computeTrend(
   const w = plan.window;
   const combos = (v: Variable) => v.dimensions.reduce((n, d) => (d.name === plan.dimension ? n : n * d.values.length), 1);
   const tiles = (l: TrendVariableLayout) => Math.ceil(w.height / l.tile.height) * Math.ceil(w.width / l.tile.width);
-  const total = layouts.reduce((n, l) => n + combos(findVariable(cube, l.name)) * tiles(l), 0);
+  const total = layouts.reduce((n, l) => n + combos(variableNamed(cube, l.name)) * tiles(l), 0);
   const stats = new Map<string, Statistics | undefined>();
   let done = 0;
   for (const layout of layouts) {
-    const v = findVariable(cube, layout.name);
+    const v = variableNamed(cube, layout.name);
     const fitIndex = v.dimensions.findIndex((d) => d.name === plan.dimension);
     const fit = v.dimensions[fitIndex];
     const fitter = createTileFitter({
@@ -222,10 +222,4 @@ export async function computeTrend(
     stats.set(layout.name, acc.result());
   }
   return stats;
-}
-
-function findVariable(cube: Cube, name: string): Variable {
-  const v = cube.variables.find((x) => x.name === name);
-  if (!v) throw new Error(`no variable ${name} in the input`);
-  return v;
 }

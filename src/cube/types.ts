@@ -111,3 +111,10 @@ export interface Cube {
 export function variableShape(v: Variable, grid: Grid): number[] {
   return [...v.dimensions.map((d) => d.values.length), grid.height, grid.width];
 }
+
+/** The cube's variable of that name; a plan naming a missing variable is a programming error. */
+export function variableNamed(cube: Cube, name: string): Variable {
+  const v = cube.variables.find((x) => x.name === name);
+  if (!v) throw new RangeError(`no variable ${name} in the input`);
+  return v;
+}
