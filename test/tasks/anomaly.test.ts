@@ -21,7 +21,7 @@ import { writeSubset } from "../../src/tasks/subset.js";
 import type { ParseEnv } from "../../src/tasks/types.js";
 import { writeBigCube } from "../helpers/bigCube.js";
 import { REAL } from "../helpers/subsetCases.js";
-import { fakeRunContext } from "../helpers/runContext.js";
+import { assertStopsAfterFirstTile, fakeRunContext } from "../helpers/runContext.js";
 
 const SMALL = new URL("../fixtures/small/", import.meta.url).pathname;
 const NAVY = "monthly_navy_winds.cdf";
@@ -434,26 +434,12 @@ describe("cancellation", () => {
 
   it("writeAnomaly stops promptly after the first tile when the signal is aborted", async () => {
     const cube: Cube = await openCube(big);
-    const controller = new AbortController();
-    let tiles = 0;
-    const started = Date.now();
     try {
       const { options } = await parse({ method: "DIFFERENCE_FROM_MEDIAN", calculationInterval: "RECURRING_WEEKLY" }, big);
-      await assert.rejects(
-        writeAnomaly(cube, { ...options, tile: 16 }, join(dir, "cancelled.zarr"), {
-          signal: controller.signal,
-          onProgress: () => {
-            tiles++;
-            controller.abort();
-          },
-        }),
-        (e: Error) => e.name === "AbortError",
-      );
+      await assertStopsAfterFirstTile((o) => writeAnomaly(cube, { ...options, tile: 16 }, join(dir, "cancelled.zarr"), o));
     } finally {
       await cube.close();
     }
-    assert.equal(tiles, 1);
-    assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
   });
 
   it("run: a cancelled job leaves nothing in the raster store; a finished one commits its dataset", async () => {
