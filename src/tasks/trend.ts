@@ -18,7 +18,7 @@ import {
 import { type TrendPlan, computeTrend, trendLayout } from "../analysis/trendRaster.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { windowGrid } from "../cube/grid.js";
-import { type Cube, type Variable, type Window, STD_TIME } from "../cube/types.js";
+import { type Cube, type Variable, STD_TIME } from "../cube/types.js";
 import { openLocation } from "../io/open.js";
 import { createZarrWriter } from "../io/zarrWrite.js";
 import { type WarpPlan, applyContext, parseContext } from "./context.js";
@@ -141,18 +141,10 @@ export const TREND_INFO: TaskInfo = {
 };
 
 /** Options of a trend job (JSON, stored with the job and handed to the worker). */
-export interface TrendOptions {
+export interface TrendOptions extends TrendPlan {
   readonly input: InputLocation;
-  readonly variables: readonly string[];
-  readonly dimension: string;
-  readonly model: TrendModel;
-  readonly statistics: TrendStatistics;
-  readonly ignoreNoData: boolean;
-  readonly window: Window;
   /** context.outSR / cellSize: the warp the input goes through before the analysis. */
   readonly warp?: WarpPlan;
-  /** Spatial tile override (tests, benchmarks); parse leaves it to the memory budget. */
-  readonly tile?: { readonly height: number; readonly width: number };
 }
 
 async function parse(params: Record<string, string>, env: Parameters<TaskDefinition["parse"]>[1]): Promise<Parsed<TrendOptions>> {
