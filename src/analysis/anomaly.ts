@@ -18,6 +18,7 @@ import {
   variableNamed,
 } from "../cube/types.js";
 import { GROUP_INTERVALS, type GroupInterval, groupKeys } from "./groups.js";
+import { type Share, ownsStep } from "./share.js";
 import { type Statistics, statisticsAccumulator } from "./statistics.js";
 import type { BlockSink } from "./subset.js";
 import { timeTileEdge, windowTiles } from "./tiles.js";
@@ -332,6 +333,8 @@ export interface AnomalyWalkOptions {
   readonly onProgress?: (fraction: number) => void;
   /** The reference raster of EXTERNAL_RASTER (same grid; its variables named as the input's). */
   readonly reference?: Cube;
+  /** Do only this share of the tiles (another thread does the rest); default all. */
+  readonly share?: Share;
 }
 
 /** Pixel type of an anomaly output: float64 for float64 input, else float32. */
@@ -410,6 +413,7 @@ export async function computeAnomaly(
   const external = plan.calculationInterval === "EXTERNAL_RASTER";
   if (external && !options.reference) throw new RangeError("EXTERNAL_RASTER needs a reference raster");
   const steps: Step[] = [];
+  let step = 0;
   for (const name of plan.variables) {
     const v = variableNamed(cube, name);
     let ref: Variable | undefined;
@@ -435,7 +439,9 @@ export async function computeAnomaly(
         d.name === STD_TIME ? [0, d.values.length] : [at.get(d.name)!, at.get(d.name)! + 1];
       const dims = v.dimensions.map(rangeOf);
       const refDims = ref?.dimensions.map(rangeOf);
-      for (const tile of tiles) steps.push({ v, ref, groups, dims, refDims, tile });
+      for (const tile of tiles) {
+        if (ownsStep(step++, options.share)) steps.push({ v, ref, groups, dims, refDims, tile });
+      }
     }
   }
 

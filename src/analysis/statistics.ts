@@ -60,3 +60,28 @@ export function statisticsAccumulator(): StatisticsAccumulator {
     },
   };
 }
+
+/**
+ * The statistics of the union of disjoint parts (Chan et al.'s pairwise merge), e.g. of the
+ * shares several threads computed; undefined parts (no valid value) are skipped.
+ * @example
+ * mergeStatistics([{ min: 0, max: 1, mean: 0.5, stddev: 0.5, count: 2 }, undefined]);
+ */
+export function mergeStatistics(parts: readonly (Statistics | undefined)[]): Statistics | undefined {
+  let n = 0;
+  let mean = 0;
+  let m2 = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  for (const p of parts) {
+    if (!p || p.count === 0) continue;
+    const total = n + p.count;
+    const delta = p.mean - mean;
+    m2 += p.stddev * p.stddev * p.count + (delta * delta * n * p.count) / total;
+    mean += (delta * p.count) / total;
+    n = total;
+    if (p.min < min) min = p.min;
+    if (p.max > max) max = p.max;
+  }
+  return n === 0 ? undefined : { min, max, mean, stddev: Math.sqrt(m2 / n), count: n };
+}

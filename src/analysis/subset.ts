@@ -4,6 +4,7 @@
  * Pure orchestration over the Cube interface; knows nothing of formats or jobs.
  */
 import { type Cube, type Slab, type Window, variableNamed } from "../cube/types.js";
+import { type Share, ownStepCount, ownsStep } from "./share.js";
 import { type Statistics, statisticsAccumulator } from "./statistics.js";
 
 export interface BlockSink {
@@ -23,6 +24,8 @@ export interface SubsetPlan {
 export interface CopyOptions {
   readonly signal?: AbortSignal;
   readonly onProgress?: (fraction: number) => void;
+  /** Do only this share of the tiles (another thread does the rest); default all. */
+  readonly share?: Share;
 }
 
 /**
@@ -39,8 +42,12 @@ export async function copySubset(
   const tilesY = Math.ceil(w.height / tile);
   const tilesX = Math.ceil(w.width / tile);
   const slicesOf = (indices: readonly (readonly number[])[]) => indices.reduce((n, list) => n * list.length, 1);
-  const total = plan.variables.reduce((n, v) => n + slicesOf(v.indices) * tilesY * tilesX, 0);
+  const total = ownStepCount(
+    plan.variables.reduce((n, v) => n + slicesOf(v.indices) * tilesY * tilesX, 0),
+    options.share,
+  );
   const stats = new Map<string, Statistics | undefined>();
+  let step = 0;
   let done = 0;
   for (const spec of plan.variables) {
     const v = variableNamed(cube, spec.name);
@@ -57,6 +64,7 @@ export async function copySubset(
       const dims = out.map((o, d) => [spec.indices[d][o], spec.indices[d][o] + 1] as const);
       for (let ty = 0; ty < tilesY; ty++) {
         for (let tx = 0; tx < tilesX; tx++) {
+          if (!ownsStep(step++, options.share)) continue;
           options.signal?.throwIfAborted();
           const y = ty * tile;
           const x = tx * tile;

@@ -8,6 +8,7 @@
 import type { Cube, Dimension, Variable, Window } from "../cube/types.js";
 import { STD_TIME, variableNamed } from "../cube/types.js";
 import { dimensionInterval } from "../cube/dimension.js";
+import { ownStepCount, ownsStep } from "./share.js";
 import type { BlockSink, CopyOptions } from "./subset.js";
 import { type Statistics, statisticsAccumulator } from "./statistics.js";
 import {
@@ -95,8 +96,12 @@ export async function computePredict(
   const tile = plan.tile;
   const tiles = Math.ceil(w.height / tile) * Math.ceil(w.width / tile);
   const combos = (v: Variable) => v.dimensions.slice(0, -1).reduce((n, d) => n * d.values.length, 1);
-  const total = layouts.reduce((n, l) => n + combos(variableNamed(cube, l.name)) * tiles, 0);
+  const total = ownStepCount(
+    layouts.reduce((n, l) => n + combos(variableNamed(cube, l.name)) * tiles, 0),
+    options.share,
+  );
   const stats = new Map<string, Statistics | undefined>();
+  let step = 0;
   let done = 0;
   for (const layout of layouts) {
     const v = variableNamed(cube, layout.name);
@@ -121,6 +126,7 @@ export async function computePredict(
       const dims = [...at.map((i) => [i, i + 1] as const), [0, p] as const];
       for (let y = 0; y < w.height; y += tile) {
         for (let x = 0; x < w.width; x += tile) {
+          if (!ownsStep(step++, options.share)) continue;
           options.signal?.throwIfAborted();
           const window = { x: w.x + x, y: w.y + y, width: Math.min(tile, w.width - x), height: Math.min(tile, w.height - y) };
           const slab = await v.read({ dims, window, signal: options.signal });

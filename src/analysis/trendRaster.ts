@@ -13,6 +13,7 @@
  */
 import type { Cube, Dimension, Variable, Window } from "../cube/types.js";
 import { STD_TIME, variableNamed } from "../cube/types.js";
+import { ownStepCount, ownsStep } from "./share.js";
 import type { BlockSink, CopyOptions } from "./subset.js";
 import { type Statistics, statisticsAccumulator } from "./statistics.js";
 import { createTileFitter } from "./trendFit.js";
@@ -172,8 +173,12 @@ export async function computeTrend(
   const w = plan.window;
   const combos = (v: Variable) => v.dimensions.reduce((n, d) => (d.name === plan.dimension ? n : n * d.values.length), 1);
   const tiles = (l: TrendVariableLayout) => Math.ceil(w.height / l.tile.height) * Math.ceil(w.width / l.tile.width);
-  const total = layouts.reduce((n, l) => n + combos(variableNamed(cube, l.name)) * tiles(l), 0);
+  const total = ownStepCount(
+    layouts.reduce((n, l) => n + combos(variableNamed(cube, l.name)) * tiles(l), 0),
+    options.share,
+  );
   const stats = new Map<string, Statistics | undefined>();
+  let step = 0;
   let done = 0;
   for (const layout of layouts) {
     const v = variableNamed(cube, layout.name);
@@ -204,6 +209,7 @@ export async function computeTrend(
       const outAt = at.filter((_, d) => d !== fitIndex);
       for (let y = 0; y < w.height; y += th) {
         for (let x = 0; x < w.width; x += tw) {
+          if (!ownsStep(step++, options.share)) continue;
           options.signal?.throwIfAborted();
           const window = { x: w.x + x, y: w.y + y, width: Math.min(tw, w.width - x), height: Math.min(th, w.height - y) };
           const slab = await v.read({ dims, window, signal: options.signal });

@@ -13,6 +13,7 @@ export interface ServeConfig {
   readonly publicUrl: string;
   readonly dataDir: string;
   readonly workers: number;
+  readonly jobThreads: number;
   readonly jobTimeLimitMs: number;
   readonly jobRetentionMs: number;
   readonly allowAnonymous: boolean;
@@ -31,6 +32,11 @@ export const SERVE_OPTIONS = {
   "public-url": { type: "string", env: "STRATA_PUBLIC_URL", help: "base URL clients use (default http://<host>:<port>/arcgis)" },
   "data-dir": { type: "string", env: "STRATA_DATA_DIR", help: "metadata database and raster store (default ./data)" },
   workers: { type: "string", env: "STRATA_WORKERS", help: "worker threads running jobs (default: the number of cores)" },
+  "job-threads": {
+    type: "string",
+    env: "STRATA_JOB_THREADS",
+    help: "threads one job may share its tiles over; context.parallelProcessingFactor asks for fewer (default: the number of cores)",
+  },
   "job-time-limit": {
     type: "string",
     env: "STRATA_JOB_TIME_LIMIT",
@@ -122,6 +128,7 @@ export function resolveServeConfig(flags: Values, env: Record<string, string | u
     publicUrl,
     dataDir: get("data-dir") ?? "./data",
     workers: integer(get("workers") ?? String(availableParallelism()), "workers", 1, 256),
+    jobThreads: integer(get("job-threads") ?? String(availableParallelism()), "job-threads", 1, 256),
     jobTimeLimitMs: duration(get("job-time-limit") ?? "6h", "job-time-limit"),
     jobRetentionMs: duration(get("job-retention") ?? "7d", "job-retention"),
     allowAnonymous: boolean(get("allow-anonymous"), "allow-anonymous"),

@@ -74,6 +74,7 @@ export async function startStrata(requested: ServeConfig, options: { logger?: bo
     db,
     workerModule: WORKER_MODULE,
     workers: config.workers,
+    threadsPerJob: config.jobThreads,
     timeLimitMs: config.jobTimeLimitMs,
     retentionMs: config.jobRetentionMs,
     finalize: async (job: JobRecord, output: unknown) => {

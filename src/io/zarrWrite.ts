@@ -130,12 +130,42 @@ export async function createZarrWriter(path: string, spec: CubeSpec): Promise<Za
     async writeBlock(name, start, slab) {
       const arr = arrays.get(name);
       if (!arr) throw new Error(`no variable ${name} in this writer`);
-      const selection = start.map((s, i) => zarr.slice(s, s + slab.shape[i]));
-      const stride = strides(slab.shape);
-      await zarr.set(arr, selection, { data: slab.data as never, shape: [...slab.shape], stride });
+      await setBlock(arr, start, slab);
     },
     finish: (attributes) => consolidate(path, created, attributes ? jsonSafe(attributes) : {}),
   };
+}
+
+/** Writes blocks into the arrays of a store another writer created (see openBlockWriter). */
+export interface BlockWriter {
+  writeBlock(variable: string, start: readonly number[], slab: Slab): Promise<void>;
+}
+
+/**
+ * Write blocks into a store created by createZarrWriter and not yet finished, e.g. from
+ * another thread sharing the work: each writer must write whole chunks no other writes.
+ * @example
+ * const w = await openBlockWriter("/data/pending/x.zarr");
+ * await w.writeBlock("sst", [0, 0, 512], slab);
+ */
+export async function openBlockWriter(path: string): Promise<BlockWriter> {
+  const root = zarr.root(new FileSystemStore(path));
+  const arrays = new Map<string, Promise<zarr.Array<zarr.DataType, FileSystemStore>>>();
+  return {
+    async writeBlock(name, start, slab) {
+      let arr = arrays.get(name);
+      if (!arr) {
+        arr = zarr.open.v3(root.resolve(arrayKey(name)), { kind: "array" });
+        arrays.set(name, arr);
+      }
+      await setBlock(await arr, start, slab);
+    },
+  };
+}
+
+async function setBlock(arr: zarr.Array<zarr.DataType, FileSystemStore>, start: readonly number[], slab: Slab): Promise<void> {
+  const selection = start.map((s, i) => zarr.slice(s, s + slab.shape[i]));
+  await zarr.set(arr, selection, { data: slab.data as never, shape: [...slab.shape], stride: strides(slab.shape) });
 }
 
 /** Zarr node names cannot hold "/": group variables ("grp1/T") are stored flat. */

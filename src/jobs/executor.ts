@@ -53,6 +53,8 @@ export interface JobServiceOptions {
   workerModule: URL;
   /** Worker threads, and so jobs running at once (default os.availableParallelism()). */
   workers?: number;
+  /** The most threads one job may fan out to (default os.availableParallelism()). */
+  threadsPerJob?: number;
   /** A run longer than this is stopped and esriJobTimedOut (default 6 h; Infinity: none). */
   timeLimitMs?: number;
   /** How long a cancelled run may take to stop before its worker is terminated (default 5 s). */
@@ -164,7 +166,10 @@ export function createJobService(options: JobServiceOptions): JobService {
   let pumpScheduled = false;
 
   const pool = createWorkerPool({
-    workerModule: options.workerModule,
+    workerData: {
+      workerModule: options.workerModule.href,
+      threadsPerJob: Math.max(1, Math.floor(options.threadsPerJob ?? availableParallelism())),
+    },
     size,
     log,
     onMessage: (slot, message) => {

@@ -6,9 +6,27 @@ import type { JobMessageType, Json } from "./types.js";
 
 /** workerData of a job worker. */
 export interface JobWorkerData {
-  /** URL (href) of the module exporting `runTask`. */
+  /** URL (href) of the module exporting `runTask` (and `runShard` for jobs that fan out). */
   workerModule: string;
+  /** The most threads one job may use (TaskContext.threads). */
+  threadsPerJob: number;
 }
+
+/** workerData of a shard thread (jobs/shardWorker.ts): one shard, then it is terminated. */
+export interface ShardWorkerData {
+  workerModule: string;
+  task: string;
+  payload: Json;
+  index: number;
+  count: number;
+}
+
+/** Shard thread -> job worker. A shard ends with exactly one "done" or "failed". */
+export type FromShard =
+  | { type: "progress"; fraction: number }
+  | { type: "done"; result: Json }
+  /** `message` is for the user; `stack` only for the server log. */
+  | { type: "failed"; message: string; name: string; stack?: string };
 
 /**
  * Main thread -> worker.

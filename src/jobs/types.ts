@@ -113,7 +113,32 @@ export interface TaskContext {
   message(type: JobMessageType, description: string): void;
   /** Record something the main thread must know to clean up if the run does not succeed. */
   report(key: string, value: Json): void;
+  /** The most threads this job may use at once (the server's threads per job). */
+  readonly threads: number;
+  /**
+   * Run shards 0..count-1 of this job's task at once, each on its own thread (shard 0 on
+   * this one): every shard gets `payload` and its index (see RunShard). Resolves to their
+   * results in index order; rejects with the first failure, once every shard has stopped.
+   * Shards' progress becomes the job's progress.
+   */
+  fanOut(count: number, payload: Json): Promise<Json[]>;
 }
+
+/** What one shard of a fanned-out job sees. */
+export interface ShardContext {
+  readonly index: number;
+  readonly count: number;
+  /** Aborted when the job is cancelled or another shard failed. */
+  readonly signal: AbortSignal;
+  /** This shard's progress, 0..1. */
+  progress(fraction: number): void;
+}
+
+/**
+ * What a worker module exports to run one shard of `task` (see TaskContext.fanOut); the
+ * result must be JSON.
+ */
+export type RunShard = (task: string, payload: Json, ctx: ShardContext) => Promise<Json>;
 
 /**
  * What a worker module exports: run `task` with `options`; the value it returns (the

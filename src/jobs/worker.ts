@@ -1,22 +1,24 @@
 /**
  * The entry of a job worker thread (started by workerPool.ts, never imported). It imports the
  * task module named in workerData once, then runs one job at a time: "run" calls
- * `runTask(task, options, ctx)`, "cancel" aborts the run's signal. Progress, messages and
+ * `runTask(task, options, ctx)`, "cancel" aborts the run's signal; a task may fan out over
+ * more threads with `ctx.fanOut` (fanOut.ts). Progress, messages and
  * reports are posted to the main thread, which persists them.
  */
 import { parentPort, workerData } from "node:worker_threads";
+import { fanOut } from "./fanOut.js";
 import { describeError } from "./jobMessages.js";
 import type { FromWorker, JobWorkerData, ToWorker } from "./protocol.js";
-import type { JobMessageType, Json, RunTask, TaskContext } from "./types.js";
+import type { JobMessageType, Json, RunShard, RunTask, TaskContext } from "./types.js";
 
 // Tasks may report progress per tile; the main thread needs to hear a few times a second.
 const PROGRESS_INTERVAL_MS = 100;
 
 if (!parentPort) throw new Error("src/jobs/worker.ts runs as a worker thread; it is not a module to import.");
 const port = parentPort;
-const { workerModule } = workerData as JobWorkerData;
+const { workerModule, threadsPerJob } = workerData as JobWorkerData;
 const controllers = new Map<string, AbortController>();
-let loaded: Promise<RunTask> | undefined;
+let loaded: Promise<{ runTask?: unknown; runShard?: unknown }> | undefined;
 
 port.on("message", (message: ToWorker) => {
   if (message.type === "run") void run(message.jobId, message.task, message.options);
@@ -32,19 +34,17 @@ class ReportedError extends Error {}
 
 const LOAD_FAILED = "The server could not load its tasks. Tell the administrator.";
 
-function loadRunTask(): Promise<RunTask> {
-  loaded ??= import(workerModule).then(
-    (mod: { runTask?: unknown }) => {
-      if (typeof mod.runTask !== "function") {
-        throw new ReportedError(LOAD_FAILED, { cause: new Error(`${workerModule} exports no runTask function.`) });
-      }
-      return mod.runTask as RunTask;
-    },
-    (err: unknown) => {
-      throw new ReportedError(LOAD_FAILED, { cause: err });
-    },
-  );
+function loadModule(): Promise<{ runTask?: unknown; runShard?: unknown }> {
+  loaded ??= import(workerModule).catch((err: unknown) => {
+    throw new ReportedError(LOAD_FAILED, { cause: err });
+  });
   return loaded;
+}
+
+async function loadExport<T>(name: "runTask" | "runShard"): Promise<T> {
+  const fn = (await loadModule())[name];
+  if (typeof fn !== "function") throw new ReportedError(LOAD_FAILED, { cause: new Error(`${workerModule} exports no ${name} function.`) });
+  return fn as T;
 }
 
 async function run(jobId: string, task: string, options: Json): Promise<void> {
@@ -58,9 +58,18 @@ async function run(jobId: string, task: string, options: Json): Promise<void> {
     message: (type: JobMessageType, description: string) =>
       post({ type: "message", jobId, messageType: type, description: String(description) }),
     report: (key: string, value: Json) => post({ type: "report", jobId, key, value }),
+    threads: threadsPerJob,
+    fanOut: (count: number, payload: Json) =>
+      fanOut(count, payload, {
+        workerModule,
+        task,
+        signal: controller.signal,
+        progress: (percentage) => progress.report(percentage),
+        loadRunShard: () => loadExport<RunShard>("runShard"),
+      }),
   };
   try {
-    const runTask = await loadRunTask();
+    const runTask = await loadExport<RunTask>("runTask");
     const output = await runTask(task, options, ctx);
     progress.stop();
     try {

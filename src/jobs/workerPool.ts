@@ -2,8 +2,9 @@
  * A pool of job worker threads, at most `size`, started when first needed. A worker that
  * dies or is retired leaves the pool at once, so the next job gets a fresh one.
  */
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { FromWorker, JobWorkerData } from "./protocol.js";
+import { startThread } from "./thread.js";
 
 /** One worker thread of the pool. */
 export interface WorkerSlot {
@@ -15,8 +16,8 @@ export interface WorkerSlot {
 }
 
 export interface WorkerPoolOptions {
-  /** The module the workers import; it exports `runTask`. */
-  workerModule: URL;
+  /** What each worker is started with (the module it imports, threads per job). */
+  workerData: JobWorkerData;
   size: number;
   onMessage(slot: WorkerSlot, message: FromWorker): void;
   /** A worker stopped without being retired (a crash, or process.exit in a task). */
@@ -46,7 +47,7 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
   const slots = new Set<WorkerSlot>();
 
   const spawn = (): WorkerSlot => {
-    const worker = startWorker(options.workerModule);
+    const worker = startThread("worker", options.workerData);
     const slot: WorkerSlot = { worker, busy: false, retired: false };
     let error: unknown;
     // A throwing handler must not take the server down with it.
@@ -99,20 +100,4 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
       await Promise.all([...slots].map(retire));
     },
   };
-}
-
-/**
- * Start a worker running worker.ts/worker.js. Workers inherit the parent's execArgv by default,
- * which is what we want; passing `execArgv: process.execArgv` explicitly would make Node
- * refuse flags such as --max-old-space-size (ERR_WORKER_INVALID_EXEC_ARGV). From TypeScript
- * sources (under tsx) the worker registers tsx itself: on Node 20 the inherited `--import`
- * loader is not applied to worker threads ("Unknown file extension .ts").
- */
-function startWorker(workerModule: URL): Worker {
-  const workerData: JobWorkerData = { workerModule: workerModule.href };
-  if (!import.meta.url.endsWith(".ts")) return new Worker(new URL("./worker.js", import.meta.url), { workerData });
-  const tsxApi = import.meta.resolve("tsx/esm/api");
-  const entry = new URL("./worker.ts", import.meta.url).href;
-  const boot = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(boot, { eval: true, workerData });
 }

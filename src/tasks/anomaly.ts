@@ -15,13 +15,12 @@ import {
   computeAnomaly,
   referenceMismatch,
 } from "../analysis/anomaly.js";
-import type { Statistics } from "../analysis/statistics.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { sameGrid, windowGrid } from "../cube/grid.js";
 import { type Cube, STD_TIME, type Variable } from "../cube/types.js";
 import { openLocation } from "../io/open.js";
-import { type VariableSpec, createZarrWriter } from "../io/zarrWrite.js";
-import { type WarpPlan, applyContext, parseContext } from "./context.js";
+import type { VariableSpec } from "../io/zarrWrite.js";
+import { type ContextPlan, applyContext, parseContext } from "./context.js";
 import {
   type ParameterSpec,
   type TaskInfo,
@@ -32,8 +31,19 @@ import {
   required,
   parseIgnoreNoData,
 } from "./gp.js";
-import { CONTEXT_PARAMETER, OUTPUT_NAME_PARAMETER, inputParameter, outputDescriptor, runIntoDataset } from "./common.js";
-import type { InputLocation, OutputTarget, ParseEnv, Parsed, RunContext, RunOutput, TaskDefinition } from "./types.js";
+import {
+  CONTEXT_PARAMETER,
+  type DatasetTask,
+  OUTPUT_NAME_PARAMETER,
+  type OpenedInput,
+  type VariableStatistics,
+  type WalkOptions,
+  datasetRunners,
+  inputParameter,
+  outputDescriptor,
+  writeDataset,
+} from "./common.js";
+import type { InputLocation, OutputTarget, ParseEnv, Parsed, TaskDefinition } from "./types.js";
 
 const METHOD: ParameterSpec = {
   name: "method",
@@ -94,12 +104,10 @@ export const ANOMALY_INFO: TaskInfo = {
 };
 
 /** Options of an Anomaly job (JSON, stored with the job and handed to the worker). */
-export interface AnomalyOptions extends AnomalyPlan {
+export interface AnomalyOptions extends AnomalyPlan, ContextPlan {
   readonly input: InputLocation;
-  /** The reference raster, with EXTERNAL_RASTER only. */
+  /** The reference raster, with EXTERNAL_RASTER only; it goes through the context's warp too. */
   readonly reference?: InputLocation;
-  /** context.outSR / cellSize: the warp the input (and reference) go through before the analysis. */
-  readonly warp?: WarpPlan;
 }
 
 async function parse(params: Record<string, string>, env: ParseEnv): Promise<Parsed<AnomalyOptions>> {
@@ -239,55 +247,67 @@ const VALUE_ATTRIBUTES = new Set(["valid_range", "valid_min", "valid_max", "actu
  * await writeAnomaly(cube, { variables: ["SST"], method: "DIFFERENCE_FROM_MEAN", calculationInterval: "RECURRING_MONTHLY",
  *   ignoreNoData: true, window: { x: 0, y: 0, width: cube.grid.width, height: cube.grid.height } }, "/tmp/anomaly.zarr");
  */
-export async function writeAnomaly(
+export function writeAnomaly(
   cube: Cube,
   plan: AnomalyPlan,
   path: string,
-  options: { signal?: AbortSignal; onProgress?: (fraction: number) => void; reference?: Cube } = {},
-): Promise<Map<string, Statistics | undefined>> {
-  options.signal?.throwIfAborted();
-  const grid = windowGrid(cube.grid, plan.window);
+  options: WalkOptions & { reference?: Cube } = {},
+): Promise<VariableStatistics> {
+  return writeDataset(anomalyOutput(cube, plan, options.reference), path, options);
+}
+
+/** The anomalies of `cube` as an output to write (see writeDataset). */
+function anomalyOutput(cube: Cube, plan: AnomalyPlan, reference: Cube | undefined): Pick<OpenedInput, "spec" | "compute"> {
   const ratio = plan.method !== "DIFFERENCE_FROM_MEAN" && plan.method !== "DIFFERENCE_FROM_MEDIAN";
-  const variables: VariableSpec[] = plan.variables.map((name) => {
-    const v = cube.variables.find((x) => x.name === name);
-    if (!v) throw new InvalidInputError(`no variable ${name} in the input`, { parameter: "variables" });
-    const attributes = Object.fromEntries(Object.entries(v.attributes).filter(([k]) => !VALUE_ATTRIBUTES.has(k)));
+  return {
+    spec: () => ({
+      grid: windowGrid(cube.grid, plan.window),
+      attributes: cube.attributes,
+      variables: plan.variables.map((name): VariableSpec => {
+        const v = cube.variables.find((x) => x.name === name);
+        if (!v) throw new InvalidInputError(`no variable ${name} in the input`, { parameter: "variables" });
+        const attributes = Object.fromEntries(Object.entries(v.attributes).filter(([k]) => !VALUE_ATTRIBUTES.has(k)));
+        return {
+          name: v.name,
+          description: v.description,
+          // Differences keep the input's unit; ratios and standard scores have none.
+          unit: ratio ? "" : v.unit,
+          pixelType: anomalyPixelType(v.pixelType),
+          nodata: NaN,
+          dimensions: v.dimensions,
+          attributes: {
+            ...attributes,
+            "strata:anomaly": { method: plan.method, calculationInterval: plan.calculationInterval, ignoreNoData: plan.ignoreNoData },
+          },
+          outputChunks: anomalyChunks(v, anomalyTileEdge(v, plan), plan.window),
+        };
+      }),
+    }),
+    compute: (sink, walk) => computeAnomaly(cube, plan, sink, { ...walk, reference }),
+  };
+}
+
+const anomalyDataset: DatasetTask<AnomalyOptions> = {
+  async open(options) {
+    const { cube } = applyContext(await openLocation(options.input, "inputMultidimensionalRaster"), options);
+    let reference: Cube | undefined;
+    try {
+      if (options.reference) reference = applyContext(await openLocation(options.reference, "referenceMeanRaster"), options).cube;
+    } catch (e) {
+      await cube.close();
+      throw e;
+    }
     return {
-      name: v.name,
-      description: v.description,
-      // Differences keep the input's unit; ratios and standard scores have none.
-      unit: ratio ? "" : v.unit,
-      pixelType: anomalyPixelType(v.pixelType),
-      nodata: NaN,
-      dimensions: v.dimensions,
-      attributes: {
-        ...attributes,
-        "strata:anomaly": { method: plan.method, calculationInterval: plan.calculationInterval, ignoreNoData: plan.ignoreNoData },
+      cube,
+      ...anomalyOutput(cube, options, reference),
+      close: async () => {
+        await cube.close();
+        await reference?.close();
       },
-      outputChunks: anomalyChunks(v, anomalyTileEdge(v, plan), plan.window),
     };
-  });
-  const writer = await createZarrWriter(path, { grid, attributes: cube.attributes, variables });
-  const stats = await computeAnomaly(cube, plan, writer, options);
-  await writer.finish({ "strata:statistics": Object.fromEntries(stats) });
-  return stats;
-}
+  },
+  describe: (options) =>
+    `Computing ${options.method} (${options.calculationInterval}) of ${options.variables.length} variable(s): ${options.variables.join(", ")}`,
+};
 
-async function run(options: AnomalyOptions, ctx: RunContext): Promise<RunOutput> {
-  const { cube } = applyContext(await openLocation(options.input, "inputMultidimensionalRaster"), options);
-  let reference: Cube | undefined;
-  try {
-    if (options.reference) reference = applyContext(await openLocation(options.reference, "referenceMeanRaster"), options).cube;
-  } catch (e) {
-    await cube.close();
-    throw e;
-  }
-  const description = `Computing ${options.method} (${options.calculationInterval}) of ${options.variables.length} variable(s): ${options.variables.join(", ")}`;
-  try {
-    return await runIntoDataset(ctx, cube, description, (path, o) => writeAnomaly(cube, options, path, { ...o, reference }));
-  } finally {
-    await reference?.close();
-  }
-}
-
-export const anomalyTask: TaskDefinition<AnomalyOptions> = { info: ANOMALY_INFO, parse, run };
+export const anomalyTask: TaskDefinition<AnomalyOptions> = { info: ANOMALY_INFO, parse, ...datasetRunners(anomalyDataset) };

@@ -1,12 +1,18 @@
 /**
  * What every task shares: the input, output and context parameters of its table, the
  * outputName decoding, and running a write into a fresh pending dataset of the raster store
- * (committed on success, aborted on any failure, reported so a crash can be cleaned up).
+ * (committed on success, aborted on any failure, reported so a crash can be cleaned up),
+ * shared out over threads.
  */
+import { type Share, WHOLE } from "../analysis/share.js";
+import { type Statistics, mergeStatistics } from "../analysis/statistics.js";
+import type { BlockSink } from "../analysis/subset.js";
 import type { Cube } from "../cube/types.js";
+import { type CubeSpec, TILE, createZarrWriter, openBlockWriter } from "../io/zarrWrite.js";
 import { openRasterStore } from "../store/rasterStore.js";
+import type { ParsedContext } from "./context.js";
 import { type ParameterSpec, parseJson, required } from "./gp.js";
-import type { RunContext, RunOutput } from "./types.js";
+import type { RunContext, RunOutput, TaskDefinition } from "./types.js";
 
 /** The input raster parameter; `what` names what the task expects. */
 export function inputParameter(displayName = "Input Multidimensional Raster", what = "The raster"): ParameterSpec {
@@ -42,31 +48,143 @@ export function outputDescriptor(values: Map<string, string>): unknown {
   return text.startsWith("{") ? parseJson(text, "outputName") : text;
 }
 
+/** How a walk over the input is told to go. */
+export interface WalkOptions {
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (fraction: number) => void;
+  readonly share?: Share;
+}
+
+/** Each written variable's statistics, as the analyses return them. */
+export type VariableStatistics = Map<string, Statistics | undefined>;
+
+/** A task's input, opened (context applied) and ready to be walked into an output. */
+export interface OpenedInput {
+  readonly cube: Cube;
+  /** The output's shape: its grid, variables and chunks. */
+  spec(): CubeSpec;
+  /** Write this walk's share of the output into `sink`; its statistics. */
+  compute(sink: BlockSink, walk: WalkOptions): Promise<VariableStatistics>;
+  close(): Promise<void>;
+}
+
+/** What a task that writes one dataset supplies: opening its input, and its message. */
+export interface DatasetTask<O> {
+  open(options: O): Promise<OpenedInput>;
+  describe(options: O): string;
+}
+
+/** Options every such task has: the context's threads. */
+type WithParallelism = { readonly parallelism?: ParsedContext["parallelism"] };
+
+interface ShardPayload<O> {
+  readonly options: O;
+  readonly path: string;
+}
+
 /**
- * Write into a new pending dataset and commit it; abort on any failure. Closes `cube`.
+ * `run` and `runShard` of a task that writes one dataset: the input is opened, the output
+ * created, the walk shared out over up to `parallelProcessingFactor` threads (never more than
+ * the server allows per job, nor more than the output has chunks), statistics merged, and
+ * the dataset committed.
  * @example
- * return runIntoDataset(ctx, cube, "Fitting trends", (path, o) => writeTrend(cube, options, path, o));
+ * export const trendTask: TaskDefinition<TrendOptions> = { info: TREND_INFO, parse, ...datasetRunners(trendDataset) };
  */
-export async function runIntoDataset(
-  ctx: RunContext,
-  cube: Cube,
-  description: string,
-  write: (path: string, options: { signal: AbortSignal; onProgress: (fraction: number) => void }) => Promise<unknown>,
-): Promise<RunOutput> {
+export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>): Pick<TaskDefinition<O>, "run" | "runShard"> {
+  return {
+    async run(options, ctx) {
+      const input = await task.open(options);
+      try {
+        return await runIntoDataset(ctx, task.describe(options), async (path) => {
+          const spec = input.spec();
+          const writer = await createZarrWriter(path, spec);
+          const threads = threadCount(options.parallelism, ctx.threads, chunkCount(spec));
+          let stats: VariableStatistics;
+          if (threads === 1) {
+            stats = await input.compute(writer, { signal: ctx.signal, onProgress: (f) => ctx.progress(Math.round(f * 100)) });
+          } else {
+            ctx.message("esriJobMessageTypeInformative", `Working on ${threads} threads.`);
+            const parts = (await ctx.fanOut(threads, { options, path } satisfies ShardPayload<O>)) as StatisticsJson[];
+            stats = new Map(spec.variables.map((v) => [v.name, mergeStatistics(parts.map((p) => p[v.name] ?? undefined))]));
+          }
+          await writer.finish({ "strata:statistics": Object.fromEntries(stats) });
+        });
+      } finally {
+        await input.close();
+      }
+    },
+    async runShard(payload, ctx) {
+      const { options, path } = payload as ShardPayload<O>;
+      const input = await task.open(options);
+      try {
+        const share = { index: ctx.index, count: ctx.count };
+        const stats = await input.compute(await openBlockWriter(path), { signal: ctx.signal, onProgress: ctx.progress, share });
+        return Object.fromEntries([...stats].map(([name, s]) => [name, s ?? null])) satisfies StatisticsJson;
+      } finally {
+        await input.close();
+      }
+    },
+  };
+}
+
+type StatisticsJson = Record<string, Statistics | null>;
+
+/**
+ * Write an opened input's whole output as a new Zarr store at `path` on this thread, with
+ * its statistics (root attribute `strata:statistics`); returns them.
+ * @example
+ * await writeDataset(input, "/tmp/out.zarr", { signal });
+ */
+export async function writeDataset(
+  input: Pick<OpenedInput, "spec" | "compute">,
+  path: string,
+  walk: WalkOptions = {},
+): Promise<VariableStatistics> {
+  walk.signal?.throwIfAborted();
+  const writer = await createZarrWriter(path, input.spec());
+  const stats = await input.compute(writer, { ...walk, share: walk.share ?? WHOLE });
+  await writer.finish({ "strata:statistics": Object.fromEntries(stats) });
+  return stats;
+}
+
+/**
+ * Threads for a run: `parallelProcessingFactor` (a count, or a percentage of the server's
+ * threads per job; all of them when absent), never more than the server's threads per job
+ * nor than the output's chunks (each thread needs whole chunks of its own).
+ * @example
+ * threadCount({ percent: 50 }, 8, 1000); // 4
+ */
+export function threadCount(parallelism: ParsedContext["parallelism"], threads: number, chunks: number): number {
+  const wanted = parallelism?.count ?? (parallelism?.percent !== undefined ? Math.round((threads * parallelism.percent) / 100) : threads);
+  return Math.max(1, Math.min(wanted, threads, chunks));
+}
+
+/** How many chunks the output has in all. */
+function chunkCount(spec: CubeSpec): number {
+  const { height, width } = spec.grid;
+  return spec.variables.reduce((n, v) => {
+    const shape = [...v.dimensions.map((d) => d.values.length), height, width];
+    const chunks = v.outputChunks ?? [...v.dimensions.map(() => 1), TILE, TILE];
+    return n + shape.reduce((m, s, i) => m * Math.ceil(s / Math.max(1, chunks[i])), 1);
+  }, 0);
+}
+
+/**
+ * Write into a new pending dataset and commit it; abort on any failure.
+ * @example
+ * return runIntoDataset(ctx, "Fitting trends", (path) => writeDataset(input, path, { signal: ctx.signal }));
+ */
+export async function runIntoDataset(ctx: RunContext, description: string, write: (path: string) => Promise<unknown>): Promise<RunOutput> {
+  const store = await openRasterStore(ctx.dataDir, { sweep: false });
+  const pending = await store.begin();
+  ctx.report("pendingDataset", pending.id);
   try {
-    const store = await openRasterStore(ctx.dataDir, { sweep: false });
-    const pending = await store.begin();
-    ctx.report("pendingDataset", pending.id);
-    try {
-      ctx.message("esriJobMessageTypeInformative", description);
-      await write(pending.path, { signal: ctx.signal, onProgress: (f) => ctx.progress(Math.round(f * 100)) });
-      await pending.commit();
-      return { datasetId: pending.id };
-    } catch (e) {
-      await pending.abort();
-      throw e;
-    }
-  } finally {
-    await cube.close();
+    ctx.message("esriJobMessageTypeInformative", description);
+    await write(pending.path);
+    await pending.commit();
+    return { datasetId: pending.id };
+  } catch (e) {
+    await pending.abort();
+    throw e;
   }
 }

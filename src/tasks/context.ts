@@ -35,15 +35,16 @@ export interface ContextPlan {
   /** Window of the input grid, or with a warp of the target grid (then the whole of it). */
   readonly window: Window;
   readonly warp?: WarpPlan;
+  /** context.parallelProcessingFactor: a count of threads or a percentage of the server's. */
+  readonly parallelism?: { readonly percent?: number; readonly count?: number };
 }
 
 export interface ParsedContext extends ContextPlan {
   /** The output grid: the window of the input grid, or the warp's target grid. */
   readonly grid: Grid;
   readonly resamplingMethod: ResamplingMethod;
-  /** The plan to store with the job ({window} or {window, warp}). */
+  /** The plan to store with the job ({window}, with warp and parallelism when given). */
   readonly plan: ContextPlan;
-  readonly parallelism?: { readonly percent?: number; readonly count?: number };
   readonly warnings: string[];
 }
 
@@ -63,7 +64,7 @@ export function parseContext(text: string | undefined, grid: Grid): ParsedContex
     window,
     grid: windowGrid(grid, window),
     resamplingMethod: "NEAREST",
-    plan: { window },
+    plan: { window, ...(rest.parallelism ? { parallelism: rest.parallelism } : {}) },
     warnings,
     ...rest,
   });
@@ -105,7 +106,7 @@ export function parseContext(text: string | undefined, grid: Grid): ParsedContex
     crs: target.crs,
     method: resamplingMethod,
   };
-  return { window, warp, grid: target, plan: { window, warp }, warnings, ...extra };
+  return { window, warp, grid: target, plan: { window, warp, ...(parallelism ? { parallelism } : {}) }, warnings, ...extra };
 }
 
 /**

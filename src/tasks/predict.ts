@@ -2,16 +2,15 @@
  * PredictUsingTrendRaster (SPEC §9, docs/tasks.md): evaluate the models of a trend raster
  * made by GenerateTrendRaster at chosen values of its dimension, one float32 slice per value.
  */
-import type { Statistics } from "../analysis/statistics.js";
 import { type PredictPlan, computePredict, predictLayout, predictableTrend } from "../analysis/trendPredict.js";
 import type { TrendMetadata } from "../analysis/trendModel.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { windowGrid } from "../cube/grid.js";
 import { type TimeStepUnit, anchoredStep, formatIso, parseIsoTime } from "../cube/time.js";
-import { type Cube, type Variable, type Window, STD_TIME } from "../cube/types.js";
+import { type Cube, type Variable, STD_TIME } from "../cube/types.js";
 import { openLocation } from "../io/open.js";
-import { TILE, createZarrWriter } from "../io/zarrWrite.js";
-import { type WarpPlan, applyContext, parseContext } from "./context.js";
+import { TILE } from "../io/zarrWrite.js";
+import { type ContextPlan, applyContext, parseContext } from "./context.js";
 import {
   type ParameterSpec,
   type TaskInfo,
@@ -22,8 +21,19 @@ import {
   parseStringList,
   required,
 } from "./gp.js";
-import { CONTEXT_PARAMETER, OUTPUT_NAME_PARAMETER, inputParameter, outputDescriptor, runIntoDataset } from "./common.js";
-import type { InputLocation, OutputTarget, Parsed, RunContext, RunOutput, TaskDefinition } from "./types.js";
+import {
+  CONTEXT_PARAMETER,
+  type DatasetTask,
+  OUTPUT_NAME_PARAMETER,
+  type OpenedInput,
+  type VariableStatistics,
+  type WalkOptions,
+  datasetRunners,
+  inputParameter,
+  outputDescriptor,
+  writeDataset,
+} from "./common.js";
+import type { InputLocation, OutputTarget, Parsed, TaskDefinition } from "./types.js";
 
 /** Most slices one prediction makes. */
 export const MAX_PREDICTIONS = 100_000;
@@ -85,14 +95,11 @@ export const PREDICT_INFO: TaskInfo = {
 };
 
 /** Options of a prediction job (JSON, stored with the job and handed to the worker). */
-export interface PredictOptions {
+export interface PredictOptions extends ContextPlan {
   readonly input: InputLocation;
   readonly variables: readonly string[];
   /** Values of the trend's dimension (epoch ms for StdTime), increasing. */
   readonly values: readonly number[];
-  readonly window: Window;
-  /** context.outSR / cellSize: the warp the input goes through before the analysis. */
-  readonly warp?: WarpPlan;
   /** Spatial tile edge override (tests, benchmarks); default the writer's TILE. */
   readonly tile?: number;
 }
@@ -256,36 +263,44 @@ function intervalValues(values: Map<string, string>, dimension: string, warnings
  * @example
  * await writePredict(trend, { variables: ["sst"], values: [Date.UTC(2050, 0, 1)], window }, "/tmp/predict.zarr");
  */
-export async function writePredict(
+export function writePredict(
   cube: Cube,
   plan: Omit<PredictPlan, "tile"> & { readonly tile?: number },
   path: string,
-  options: { signal?: AbortSignal; onProgress?: (fraction: number) => void } = {},
-): Promise<Map<string, Statistics | undefined>> {
+  walk: WalkOptions = {},
+): Promise<VariableStatistics> {
+  return writeDataset(predictOutput(cube, plan), path, walk);
+}
+
+/** The predictions of the trend raster `cube` as an output to write (see writeDataset). */
+function predictOutput(cube: Cube, plan: Omit<PredictPlan, "tile"> & { readonly tile?: number }): Pick<OpenedInput, "spec" | "compute"> {
   const full: PredictPlan = { ...plan, tile: plan.tile ?? TILE };
-  const grid = windowGrid(cube.grid, plan.window);
-  const layouts = predictLayout(cube, full);
-  const variables = layouts.map((l) => ({
-    name: l.name,
-    description: l.description,
-    unit: l.metadata.variableUnit ?? "",
-    pixelType: "F32" as const,
-    nodata: NaN,
-    dimensions: l.dimensions,
-    attributes: { "strata:prediction": { model: l.metadata.model, dimension: l.metadata.dimension, bands: l.metadata.bands } },
-    outputChunks: [...l.dimensions.map(() => 1), Math.min(full.tile, grid.height), Math.min(full.tile, grid.width)],
-  }));
-  const { "strata:statistics": _inputStatistics, ...attributes } = cube.attributes;
-  const writer = await createZarrWriter(path, { grid, attributes, variables });
-  const stats = await computePredict(cube, full, writer, options);
-  await writer.finish({ "strata:statistics": Object.fromEntries(stats) });
-  return stats;
+  return {
+    spec() {
+      const grid = windowGrid(cube.grid, plan.window);
+      const variables = predictLayout(cube, full).map((l) => ({
+        name: l.name,
+        description: l.description,
+        unit: l.metadata.variableUnit ?? "",
+        pixelType: "F32" as const,
+        nodata: NaN,
+        dimensions: l.dimensions,
+        attributes: { "strata:prediction": { model: l.metadata.model, dimension: l.metadata.dimension, bands: l.metadata.bands } },
+        outputChunks: [...l.dimensions.map(() => 1), Math.min(full.tile, grid.height), Math.min(full.tile, grid.width)],
+      }));
+      const { "strata:statistics": _inputStatistics, ...attributes } = cube.attributes;
+      return { grid, attributes, variables };
+    },
+    compute: (sink, walk) => computePredict(cube, full, sink, walk),
+  };
 }
 
-async function run(options: PredictOptions, ctx: RunContext): Promise<RunOutput> {
-  const { cube } = applyContext(await openLocation(options.input), options);
-  const description = `Predicting ${options.variables.join(", ")} at ${options.values.length} value(s)`;
-  return runIntoDataset(ctx, cube, description, (path, o) => writePredict(cube, options, path, o));
-}
+const predictDataset: DatasetTask<PredictOptions> = {
+  async open(options) {
+    const { cube } = applyContext(await openLocation(options.input), options);
+    return { cube, ...predictOutput(cube, options), close: () => cube.close() };
+  },
+  describe: (options) => `Predicting ${options.variables.join(", ")} at ${options.values.length} value(s)`,
+};
 
-export const predictTask: TaskDefinition<PredictOptions> = { info: PREDICT_INFO, parse, run };
+export const predictTask: TaskDefinition<PredictOptions> = { info: PREDICT_INFO, parse, ...datasetRunners(predictDataset) };

@@ -3,14 +3,13 @@
  * dimensions and, with context.extent, a window of the grid.
  */
 import { copySubset, type SubsetPlan } from "../analysis/subset.js";
-import type { Statistics } from "../analysis/statistics.js";
 import { subsetDimension } from "../cube/dimension.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { windowGrid } from "../cube/grid.js";
-import type { Cube, Dimension, Window } from "../cube/types.js";
+import type { Cube, Dimension } from "../cube/types.js";
 import { openLocation } from "../io/open.js";
-import { TILE, createZarrWriter } from "../io/zarrWrite.js";
-import { type WarpPlan, applyContext, parseContext } from "./context.js";
+import { TILE } from "../io/zarrWrite.js";
+import { type ContextPlan, applyContext, parseContext } from "./context.js";
 import {
   type ParameterSpec,
   type TaskInfo,
@@ -22,8 +21,19 @@ import {
   required,
 } from "./gp.js";
 import { DIMENSION_DEFINITIONS, type DefinitionInput, ITERATION_UNITS, selectSlices } from "./selection.js";
-import { CONTEXT_PARAMETER, OUTPUT_NAME_PARAMETER, inputParameter, outputDescriptor, runIntoDataset } from "./common.js";
-import type { InputLocation, OutputTarget, Parsed, RunContext, RunOutput, TaskDefinition } from "./types.js";
+import {
+  CONTEXT_PARAMETER,
+  type DatasetTask,
+  OUTPUT_NAME_PARAMETER,
+  type OpenedInput,
+  type VariableStatistics,
+  type WalkOptions,
+  datasetRunners,
+  inputParameter,
+  outputDescriptor,
+  writeDataset,
+} from "./common.js";
+import type { InputLocation, OutputTarget, Parsed, TaskDefinition } from "./types.js";
 
 const DIMENSION_DEFINITION: ParameterSpec = {
   name: "dimensionDefinition",
@@ -95,12 +105,9 @@ export const SUBSET_INFO: TaskInfo = {
 };
 
 /** Options of a Subset job (JSON, stored with the job and handed to the worker). */
-export interface SubsetOptions {
+export interface SubsetOptions extends ContextPlan {
   readonly input: InputLocation;
   readonly variables: readonly { readonly name: string; readonly indices: readonly (readonly number[])[] }[];
-  readonly window: Window;
-  /** context.outSR / cellSize: the warp the input goes through before the analysis. */
-  readonly warp?: WarpPlan;
 }
 
 async function parse(params: Record<string, string>, env: Parameters<TaskDefinition["parse"]>[1]): Promise<Parsed<SubsetOptions>> {
@@ -183,34 +190,39 @@ function uniqueDimensions(dims: readonly Dimension[]): Dimension[] {
   return [...seen.values()];
 }
 
+/** The planned subset of `cube` as an output to write (see writeDataset). */
+export function subsetOutput(cube: Cube, plan: SubsetPlan): Pick<OpenedInput, "spec" | "compute"> {
+  return {
+    spec: () => ({
+      grid: windowGrid(cube.grid, plan.window),
+      attributes: cube.attributes,
+      variables: plan.variables.map((p) => {
+        const v = cube.variables.find((x) => x.name === p.name)!;
+        return { ...v, dimensions: v.dimensions.map((d, i) => subsetDimension(d, p.indices[i])) };
+      }),
+    }),
+    compute: (sink, walk) => copySubset(cube, plan, sink, walk),
+  };
+}
+
+const subsetDataset: DatasetTask<SubsetOptions> = {
+  async open(options) {
+    const { cube } = applyContext(await openLocation(options.input), options);
+    return { cube, ...subsetOutput(cube, { ...options, tile: TILE }), close: () => cube.close() };
+  },
+  describe(options) {
+    const slices = options.variables.reduce((n, v) => n + v.indices.reduce((m, l) => m * l.length, 1), 0);
+    return `Writing ${options.variables.length} variable(s), ${slices} slice(s) in all`;
+  },
+};
+
 /**
  * Write the planned subset of `cube` as a new Zarr store at `path`, with its statistics.
  * @example
  * await writeSubset(cube, { variables: [{ name: "sst", indices: [[0, 1, 2]] }], window, tile: TILE }, "/tmp/out.zarr");
  */
-export async function writeSubset(
-  cube: Cube,
-  plan: SubsetPlan,
-  path: string,
-  options: { signal?: AbortSignal; onProgress?: (fraction: number) => void } = {},
-): Promise<Map<string, Statistics | undefined>> {
-  const grid = windowGrid(cube.grid, plan.window);
-  const variables = plan.variables.map((p) => {
-    const v = cube.variables.find((x) => x.name === p.name)!;
-    return { ...v, dimensions: v.dimensions.map((d, i) => subsetDimension(d, p.indices[i])) };
-  });
-  const writer = await createZarrWriter(path, { grid, attributes: cube.attributes, variables });
-  const stats = await copySubset(cube, plan, writer, options);
-  await writer.finish({ "strata:statistics": Object.fromEntries(stats) });
-  return stats;
+export function writeSubset(cube: Cube, plan: SubsetPlan, path: string, walk: WalkOptions = {}): Promise<VariableStatistics> {
+  return writeDataset(subsetOutput(cube, plan), path, walk);
 }
 
-async function run(options: SubsetOptions, ctx: RunContext): Promise<RunOutput> {
-  const { cube } = applyContext(await openLocation(options.input), options);
-  const slices = options.variables.reduce((n, v) => n + v.indices.reduce((m, l) => m * l.length, 1), 0);
-  return runIntoDataset(ctx, cube, `Writing ${options.variables.length} variable(s), ${slices} slice(s) in all`, (path, o) =>
-    writeSubset(cube, { ...options, tile: TILE }, path, o),
-  );
-}
-
-export const subsetTask: TaskDefinition<SubsetOptions> = { info: SUBSET_INFO, parse, run };
+export const subsetTask: TaskDefinition<SubsetOptions> = { info: SUBSET_INFO, parse, ...datasetRunners(subsetDataset) };

@@ -5,7 +5,6 @@
  * PredictUsingTrendRaster how to evaluate it.
  */
 import { MIN_KENDALL_VALUES } from "../analysis/kendall.js";
-import type { Statistics } from "../analysis/statistics.js";
 import {
   coefficientCount,
   type TrendModel,
@@ -20,8 +19,8 @@ import { InvalidInputError } from "../cube/errors.js";
 import { windowGrid } from "../cube/grid.js";
 import { type Cube, type Variable, STD_TIME } from "../cube/types.js";
 import { openLocation } from "../io/open.js";
-import { createZarrWriter } from "../io/zarrWrite.js";
-import { type WarpPlan, applyContext, parseContext } from "./context.js";
+
+import { type ContextPlan, applyContext, parseContext } from "./context.js";
 import {
   type ParameterSpec,
   type TaskInfo,
@@ -34,8 +33,19 @@ import {
   required,
   parseIgnoreNoData,
 } from "./gp.js";
-import { CONTEXT_PARAMETER, OUTPUT_NAME_PARAMETER, inputParameter, outputDescriptor, runIntoDataset } from "./common.js";
-import type { InputLocation, OutputTarget, Parsed, RunContext, RunOutput, TaskDefinition } from "./types.js";
+import {
+  CONTEXT_PARAMETER,
+  type DatasetTask,
+  OUTPUT_NAME_PARAMETER,
+  type OpenedInput,
+  type VariableStatistics,
+  type WalkOptions,
+  datasetRunners,
+  inputParameter,
+  outputDescriptor,
+  writeDataset,
+} from "./common.js";
+import type { InputLocation, OutputTarget, Parsed, TaskDefinition } from "./types.js";
 
 /** Largest POLYNOMIAL order and HARMONIC count accepted (beyond it the stored basis is meaningless). */
 export const MAX_FREQUENCY = 20;
@@ -141,10 +151,8 @@ export const TREND_INFO: TaskInfo = {
 };
 
 /** Options of a trend job (JSON, stored with the job and handed to the worker). */
-export interface TrendOptions extends TrendPlan {
+export interface TrendOptions extends TrendPlan, ContextPlan {
   readonly input: InputLocation;
-  /** context.outSR / cellSize: the warp the input goes through before the analysis. */
-  readonly warp?: WarpPlan;
 }
 
 async function parse(params: Record<string, string>, env: Parameters<TaskDefinition["parse"]>[1]): Promise<Parsed<TrendOptions>> {
@@ -315,34 +323,37 @@ function chooseVariables(cube: Cube, wanted: string[] | undefined, dimensionName
  * await writeTrend(cube, { variables: ["sst"], dimension: "StdTime", model: { type: "LINEAR" },
  *   statistics: { rmse: true, r2: false, slopePValue: false }, ignoreNoData: true, window }, "/tmp/trend.zarr");
  */
-export async function writeTrend(
-  cube: Cube,
-  plan: TrendPlan,
-  path: string,
-  options: { signal?: AbortSignal; onProgress?: (fraction: number) => void } = {},
-): Promise<Map<string, Statistics | undefined>> {
-  const grid = windowGrid(cube.grid, plan.window);
-  const layouts = trendLayout(cube, plan);
-  const variables = layouts.map((l) => ({
-    name: l.name,
-    description: l.description,
-    unit: "",
-    pixelType: "F64" as const,
-    nodata: NaN,
-    dimensions: l.dimensions,
-    attributes: { [TREND_ATTRIBUTE]: l.metadata },
-    outputChunks: l.outputChunks,
-  }));
-  const writer = await createZarrWriter(path, { grid, attributes: cube.attributes, variables });
-  const stats = await computeTrend(cube, plan, writer, options);
-  await writer.finish({ "strata:statistics": Object.fromEntries(stats) });
-  return stats;
+export function writeTrend(cube: Cube, plan: TrendPlan, path: string, walk: WalkOptions = {}): Promise<VariableStatistics> {
+  return writeDataset(trendOutput(cube, plan), path, walk);
 }
 
-async function run(options: TrendOptions, ctx: RunContext): Promise<RunOutput> {
-  const { cube } = applyContext(await openLocation(options.input), options);
-  const description = `Fitting ${options.model.type} trends along ${options.dimension} for ${options.variables.join(", ")}`;
-  return runIntoDataset(ctx, cube, description, (path, o) => writeTrend(cube, options, path, o));
+/** The trend raster of `cube` as an output to write (see writeDataset). */
+function trendOutput(cube: Cube, plan: TrendPlan): Pick<OpenedInput, "spec" | "compute"> {
+  return {
+    spec: () => ({
+      grid: windowGrid(cube.grid, plan.window),
+      attributes: cube.attributes,
+      variables: trendLayout(cube, plan).map((l) => ({
+        name: l.name,
+        description: l.description,
+        unit: "",
+        pixelType: "F64" as const,
+        nodata: NaN,
+        dimensions: l.dimensions,
+        attributes: { [TREND_ATTRIBUTE]: l.metadata },
+        outputChunks: l.outputChunks,
+      })),
+    }),
+    compute: (sink, walk) => computeTrend(cube, plan, sink, walk),
+  };
 }
 
-export const trendTask: TaskDefinition<TrendOptions> = { info: TREND_INFO, parse, run };
+const trendDataset: DatasetTask<TrendOptions> = {
+  async open(options) {
+    const { cube } = applyContext(await openLocation(options.input), options);
+    return { cube, ...trendOutput(cube, options), close: () => cube.close() };
+  },
+  describe: (options) => `Fitting ${options.model.type} trends along ${options.dimension} for ${options.variables.join(", ")}`,
+};
+
+export const trendTask: TaskDefinition<TrendOptions> = { info: TREND_INFO, parse, ...datasetRunners(trendDataset) };

@@ -46,6 +46,19 @@ export interface RunContext {
   message(type: "esriJobMessageTypeInformative" | "esriJobMessageTypeWarning" | "esriJobMessageTypeError", description: string): void;
   /** Tell the main thread about something to clean up if this run dies (a pending dataset). */
   report(key: string, value: unknown): void;
+  /** The most threads this run may use (the server's threads per job). */
+  readonly threads: number;
+  /** Run the task's `runShard` with `payload` as shards 0..count-1 on threads at once; their results in order. */
+  fanOut(count: number, payload: unknown): Promise<unknown[]>;
+}
+
+/** What one shard of a run is told: which share of the work is its own. */
+export interface ShardContext {
+  readonly index: number;
+  readonly count: number;
+  readonly signal: AbortSignal;
+  /** This shard's progress, 0..1. */
+  progress(fraction: number): void;
 }
 
 /** What a successful run returns: the committed dataset to publish. */
@@ -57,4 +70,6 @@ export interface TaskDefinition<O = unknown> {
   readonly info: TaskInfo;
   parse(params: Record<string, string>, env: ParseEnv): Promise<Parsed<O>>;
   run(options: O, ctx: RunContext): Promise<RunOutput>;
+  /** One shard of a run that fanned out (`ctx.fanOut`); `payload` is what run passed. */
+  runShard(payload: unknown, ctx: ShardContext): Promise<unknown>;
 }

@@ -1,8 +1,9 @@
 /**
  * The module job workers import (see jobs/executor.ts): runs a task's `run` inside a
- * worker thread with the job's context. Never imports http/.
+ * worker thread with the job's context, and its `runShard` on the threads a run fans out
+ * to. Never imports http/.
  */
-import type { Json, TaskContext } from "../jobs/types.js";
+import type { Json, ShardContext, TaskContext } from "../jobs/types.js";
 import { type JobOptions, TASKS } from "./registry.js";
 import type { RunOutput } from "./types.js";
 
@@ -16,5 +17,13 @@ export async function runTask(task: string, options: Json, ctx: TaskContext): Pr
     progress: (p, m) => ctx.progress(p, m),
     message: (type, description) => ctx.message(type, description),
     report: (key, value) => ctx.report(key, value as Json),
+    threads: ctx.threads,
+    fanOut: (count, payload) => ctx.fanOut(count, payload as Json),
   });
+}
+
+export async function runShard(task: string, payload: Json, ctx: ShardContext): Promise<Json> {
+  const definition = TASKS.get(task);
+  if (!definition) throw new Error(`This server has no task ${task}.`);
+  return (await definition.runShard(payload, ctx)) as Json;
 }

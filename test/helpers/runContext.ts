@@ -1,14 +1,18 @@
 /**
  * A task's RunContext as a worker would give it, recording progress and reports; with
  * `abortAt`, the signal is aborted at that progress call (to cancel after the n-th tile).
+ * With `shards`, the run may fan out to `shards.threads` shards of `shards.task`, run here
+ * in this thread, interleaved (the sharing of the work without the threads).
  */
 import assert from "node:assert/strict";
-import type { RunContext } from "../../src/tasks/types.js";
+import type { RunContext, TaskDefinition } from "../../src/tasks/types.js";
 
-export function fakeRunContext(dataDir: string, abortAt?: number) {
+export function fakeRunContext<O>(dataDir: string, abortAt?: number, shards?: { task: TaskDefinition<O>; threads: number }) {
   const controller = new AbortController();
   const reports: Record<string, unknown> = {};
   const progress: number[] = [];
+  /** The shard counts of each fanOut call. */
+  const fannedOut: number[] = [];
   const ctx: RunContext = {
     signal: controller.signal,
     dataDir,
@@ -20,8 +24,17 @@ export function fakeRunContext(dataDir: string, abortAt?: number) {
     report: (k, v) => {
       reports[k] = v;
     },
+    threads: shards?.threads ?? 1,
+    fanOut: (count, payload) => {
+      if (!shards) throw new Error("this fake run context cannot fan out");
+      fannedOut.push(count);
+      const signal = controller.signal;
+      return Promise.all(
+        Array.from({ length: count }, (_, index) => shards.task.runShard(payload, { index, count, signal, progress: () => {} })),
+      );
+    },
   };
-  return { ctx, reports, progress };
+  return { ctx, reports, progress, fannedOut };
 }
 
 /**

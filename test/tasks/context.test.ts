@@ -21,7 +21,8 @@ import { applyContext, parseContext } from "../../src/tasks/context.js";
 import { predictTask } from "../../src/tasks/predict.js";
 import { subsetTask } from "../../src/tasks/subset.js";
 import { trendTask } from "../../src/tasks/trend.js";
-import type { ParseEnv, RunContext, TaskDefinition } from "../../src/tasks/types.js";
+import type { ParseEnv, TaskDefinition } from "../../src/tasks/types.js";
+import { fakeRunContext } from "../helpers/runContext.js";
 
 const SST = fileURLToPath(new URL("../../samples/sst_climatology_4deg.nc", import.meta.url));
 const R = 6378137;
@@ -180,15 +181,10 @@ describe("applyContext", () => {
   });
 });
 
-/** A run context writing into a store under `dir`. */
-function runContext(dataDir: string): RunContext {
-  return { signal: new AbortController().signal, dataDir, progress: () => {}, message: () => {}, report: () => {} };
-}
-
 async function runTask<O>(task: TaskDefinition<O>, params: Record<string, string>, name: string): Promise<Cube> {
   const { options } = await task.parse({ outputName: `{"serviceProperties":{"name":"${name}"}}`, ...params }, env);
   const dataDir = join(dir, name);
-  const { datasetId } = await task.run(options, runContext(dataDir));
+  const { datasetId } = await task.run(options, fakeRunContext(dataDir).ctx);
   return openCube(await (await openRasterStore(dataDir, { sweep: false })).resolve(datasetId));
 }
 

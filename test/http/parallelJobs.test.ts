@@ -1,0 +1,85 @@
+/**
+ * A job shares its tiles over threads: GenerateTrendRaster with parallelProcessingFactor 2
+ * runs on two threads (it says so) and writes exactly what the same job on one thread
+ * writes; the statistics of the service agree.
+ */
+import assert from "node:assert/strict";
+import { mkdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, it } from "node:test";
+import { openCube } from "../../src/io/open.js";
+import { openRasterStore } from "../../src/store/rasterStore.js";
+import { writeBigCube } from "../helpers/bigCube.js";
+import { type TestServer, startTestServer, waitForJob } from "../helpers/server.js";
+
+const TASK = "GenerateTrendRaster";
+const GP = `/rest/services/System/RasterAnalysisTools/GPServer/${TASK}`;
+const dir = join(tmpdir(), `strata-parallel-${process.pid}`);
+let server: TestServer;
+let token: string;
+
+before(async () => {
+  await mkdir(dir, { recursive: true });
+  // 200 daily slices of 180 × 360: six trend tiles.
+  await writeBigCube(join(dir, "daily.nc"), { times: 200, height: 180, width: 360 });
+  server = await startTestServer({ store: [`fileShare:work=${dir}`], "job-threads": "2" });
+  await server.addUser("ana", "publisher", "ana-password-1");
+  token = await server.token("ana", "ana-password-1");
+});
+after(async () => {
+  await server.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function trend(name: string, factor: string) {
+  const submitted = await server.call(
+    `${GP}/submitJob`,
+    {
+      inputMultidimensionalRaster: '{"uri":"/fileShares/work/daily.nc"}',
+      outputName: name,
+      dimension: "StdTime",
+      trendLineType: "HARMONIC",
+      r2: "true",
+      context: JSON.stringify({ parallelProcessingFactor: factor }),
+    },
+    { token },
+  );
+  const job = await waitForJob(server, TASK, submitted.jobId, token);
+  assert.equal(job.jobStatus, "esriJobSucceeded", JSON.stringify(job.messages));
+  const result = await server.call(`${GP}/jobs/${submitted.jobId}/results/outputMultidimensionalRaster`, {}, { token });
+  const item = server.strata.db.prepare("SELECT properties FROM items WHERE id = ?").get(result.value.itemId) as { properties: string };
+  const datasetId = (JSON.parse(item.properties) as { datasetId: string }).datasetId;
+  return { job, path: await (await openRasterStore(server.dataDir, { sweep: false })).resolve(datasetId) };
+}
+
+it("parallelProcessingFactor 2 runs on two threads and writes what one thread writes", { timeout: 180_000 }, async () => {
+  const one = await trend("trend_one_thread", "1");
+  const two = await trend("trend_two_threads", "2");
+  const said = (job: { messages: { description: string }[] }) => job.messages.map((m) => m.description);
+  assert.ok(said(two.job).includes("Working on 2 threads."), JSON.stringify(said(two.job)));
+  assert.ok(!said(one.job).some((m) => m.startsWith("Working on")), JSON.stringify(said(one.job)));
+  const [a, b] = [await openCube(one.path), await openCube(two.path)];
+  try {
+    const v = a.variables[0];
+    const window = { x: 0, y: 0, width: a.grid.width, height: a.grid.height };
+    const dims = v.dimensions.map((d) => [0, d.values.length] as const);
+    const [p, q] = [await v.read({ dims, window }), await b.variables[0].read({ dims, window })];
+    assert.equal(p.data.length, 6 * 180 * 360); // Slope, Intercept, sin1, cos1, RMSE, R2
+    assert.ok(
+      Buffer.from(p.data.buffer, p.data.byteOffset, p.data.byteLength).equals(
+        Buffer.from(q.data.buffer, q.data.byteOffset, q.data.byteLength),
+      ),
+    );
+    type Stats = Record<string, { count: number; min: number; max: number; mean: number; stddev: number }>;
+    const [s, t] = [a.attributes["strata:statistics"] as Stats, b.attributes["strata:statistics"] as Stats];
+    for (const name of Object.keys(s)) {
+      assert.deepEqual([t[name].count, t[name].min, t[name].max], [s[name].count, s[name].min, s[name].max]);
+      assert.ok(Math.abs(t[name].mean - s[name].mean) <= 1e-12 * Math.abs(s[name].mean), `${t[name].mean} vs ${s[name].mean}`);
+      assert.ok(Math.abs(t[name].stddev - s[name].stddev) <= 1e-12 * s[name].stddev, `${t[name].stddev} vs ${s[name].stddev}`);
+    }
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
