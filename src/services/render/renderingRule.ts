@@ -1,0 +1,365 @@
+/**
+ * ArcGIS `renderingRule` -> render plan, and the plan applied to one band of values (RGBA).
+ *
+ * Supported raster functions (names and argument names match case-insensitively):
+ * - `Stretch` { StretchType 0 none | 3 standard deviation | 5 minimum-maximum | 6 percent clip,
+ *   NumberOfStandardDeviations, MinPercent, MaxPercent, Statistics [[min, max, mean, stddev]],
+ *   DRA, Gamma, UseGamma, Min, Max }. As in ArcGIS, Min and Max are the OUTPUT range (default
+ *   0..255); the input range comes from Statistics, the dataset's statistics, or the pixels (DRA).
+ *   Alone, a Stretch renders grey.
+ * - `Colormap` { Colormap [[value, r, g, b], ...] | ColormapName | ColorrampName | Colorramp (a
+ *   ramp name) }, first present in that order. A named ramp over no Stretch stretches min-max
+ *   first; explicit entries over no Stretch look up the raw pixel values.
+ * - Chaining through `rasterFunctionArguments.Raster`: a Colormap over a Stretch. A string Raster
+ *   (such as "$$") names the source and is ignored, as are `variableName` and `outputPixelType`.
+ * Anything else is refused with an InvalidInputError on parameter renderingRule saying why.
+ */
+import { InvalidInputError } from "../../cube/errors.js";
+import { type ColormapEntry, type ColormapLookup, RAMP_NAMES, colorRamp, colormapLookup } from "./colormaps.js";
+import { type PixelValues, type StretchSpec, type StretchStatistics, stretchToBytes, symmetricRange } from "./stretch.js";
+
+/** How a band becomes colours. */
+export type RenderPlan =
+  | {
+      /** Stretch to indices 0..255, then colour each index from the palette. */
+      readonly kind: "stretch";
+      readonly stretch: StretchSpec;
+      /** 256 RGBA entries (1024 bytes); alpha 0 marks indices with no colour. */
+      readonly palette: Uint8Array;
+      /** The ramp's name when the palette is a named ramp. */
+      readonly ramp?: string;
+    }
+  | {
+      /** Colour raw pixel values by exact lookup (ArcGIS Colormap with explicit entries). */
+      readonly kind: "colormap";
+      readonly colormap: ColormapLookup;
+    };
+
+const PARAMETER = "renderingRule";
+
+function invalid(reason: string): InvalidInputError {
+  return new InvalidInputError(`renderingRule: ${reason}`, { parameter: PARAMETER });
+}
+
+/**
+ * Parse an ArcGIS renderingRule (JSON text or the parsed object) into a plan.
+ * @throws InvalidInputError (parameter "renderingRule") naming what is unknown or malformed.
+ * @example
+ * const plan = parseRenderingRule('{"rasterFunction":"Colormap","rasterFunctionArguments":{"ColormapName":"viridis",' +
+ *   '"Raster":{"rasterFunction":"Stretch","rasterFunctionArguments":{"StretchType":3,"NumberOfStandardDeviations":2}}}}');
+ */
+export function parseRenderingRule(rule: unknown): RenderPlan {
+  let value = rule;
+  if (typeof rule === "string") {
+    try {
+      value = JSON.parse(rule);
+    } catch (e) {
+      throw invalid(`it is not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+    }
+  }
+  const top = parseFunction(value, "the rule");
+  if (top.fn === "stretch") {
+    if (top.inner) {
+      const under = top.inner.fn === "stretch" ? "Stretch" : "Colormap";
+      throw invalid(`a Stretch over a ${under} is not supported; chain a Colormap over a Stretch`);
+    }
+    return { kind: "stretch", stretch: top.spec, palette: rampPalette(colorRamp("gray")), ramp: "gray" };
+  }
+  if (top.inner?.fn === "colormap") throw invalid("a Colormap over a Colormap is not supported; chain a Colormap over a Stretch");
+  if (top.inner?.inner) throw invalid("a Stretch over another raster function is not supported; chain a Colormap over a Stretch");
+  const stretch: StretchSpec | undefined = top.inner?.spec;
+  if (top.colors.type === "ramp") {
+    return { kind: "stretch", stretch: stretch ?? { type: "minMax" }, palette: rampPalette(top.colors.lut), ramp: top.colors.name };
+  }
+  if (!stretch) return { kind: "colormap", colormap: top.colors.lookup };
+  return { kind: "stretch", stretch, palette: lookupPalette(top.colors.lookup) };
+}
+
+/**
+ * The plan Strata renders with when a request has no renderingRule: a diverging blue-white-red
+ * ramp (RdBu_r) over a range centred on zero for anomalies, so zero is white and the sign reads
+ * at a glance; viridis over the statistics' min-max otherwise. Without statistics the range is
+ * taken from the rendered values.
+ * @example
+ * defaultRenderPlan({ anomaly: true, statistics: { min: -2, max: 5, mean: 0.3, stddev: 1 } }); // RdBu_r over [-5, 5]
+ */
+export function defaultRenderPlan(options: { anomaly: boolean; statistics?: StretchStatistics }): RenderPlan {
+  const { anomaly, statistics } = options;
+  const ramp = anomaly ? "RdBu_r" : "viridis";
+  const range = statistics ? (anomaly ? symmetricRange(statistics) : { min: statistics.min, max: statistics.max }) : {};
+  return { kind: "stretch", stretch: { type: "minMax", symmetric: anomaly, ...range }, palette: rampPalette(colorRamp(ramp)), ramp };
+}
+
+/**
+ * Render one band (row-major, width × height) to RGBA bytes; nodata, NaN and values a colormap
+ * does not list are transparent (alpha 0, colour 0).
+ * @throws RangeError when values.length is not width × height.
+ * @example
+ * const rgba = renderRgba(slab.data, 512, 512, variable.nodata, defaultRenderPlan({ anomaly: false, statistics }), statistics);
+ */
+export function renderRgba(
+  values: PixelValues,
+  width: number,
+  height: number,
+  nodata: number | undefined,
+  plan: RenderPlan,
+  statistics?: StretchStatistics,
+): Uint8Array {
+  const n = width * height;
+  if (values.length !== n) throw new RangeError(`renderRgba: ${values.length} values for a ${width}x${height} image (expected ${n})`);
+  const out = new Uint8Array(n * 4);
+  if (plan.kind === "stretch") {
+    const { indices, valid } = stretchToBytes(values, nodata, plan.stretch, statistics);
+    // One 32-bit copy per pixel; byte order is the same on both sides, so endianness is moot.
+    // The palette is copied so its view is aligned whatever buffer it came in.
+    const pal32 = new Uint32Array(plan.palette.slice(0, 1024).buffer);
+    const out32 = new Uint32Array(out.buffer);
+    for (let i = 0; i < n; i++) if (valid[i]) out32[i] = pal32[indices[i]];
+    return out;
+  }
+  const cm = plan.colormap;
+  for (let i = 0, o = 0; i < n; i++, o += 4) {
+    const v = values[i];
+    if (v !== v || v === nodata) continue;
+    const c = cm.colorOf(v);
+    if (c < 0) continue;
+    out[o] = c >> 16;
+    out[o + 1] = (c >> 8) & 255;
+    out[o + 2] = c & 255;
+    out[o + 3] = 255;
+  }
+  return out;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Parsing                                                                             */
+/* ---------------------------------------------------------------------------------- */
+
+type Colors =
+  { readonly type: "ramp"; readonly name: string; readonly lut: Uint8Array } | { readonly type: "lookup"; readonly lookup: ColormapLookup };
+
+type FunctionNode =
+  | { readonly fn: "stretch"; readonly spec: StretchSpec; readonly inner?: FunctionNode }
+  | { readonly fn: "colormap"; readonly colors: Colors; readonly inner?: FunctionNode };
+
+const TOP_KEYS = ["rasterFunction", "rasterFunctionArguments", "variableName", "outputPixelType"];
+const STRETCH_KEYS = [
+  "StretchType",
+  "Min",
+  "Max",
+  "NumberOfStandardDeviations",
+  "MinPercent",
+  "MaxPercent",
+  "Statistics",
+  "DRA",
+  "Gamma",
+  "UseGamma",
+  "Raster",
+];
+const COLORMAP_KEYS = ["Colormap", "ColormapName", "ColorrampName", "Colorramp", "Raster"];
+/** Arguments ArcGIS clients send that do not change a supported rendering. */
+const IGNORED_KEYS = ["type", "ComputeGamma", "EstimateStatsHistogram", "Histograms", "SigmoidStrengthLevel"];
+
+/** An object's entries under lower-cased keys, refusing keys outside `known` (and `ignored`). */
+function fields(obj: unknown, what: string, known: readonly string[], ignored: readonly string[] = []): Map<string, unknown> {
+  if (typeof obj !== "object" || obj === null || Array.isArray(obj)) throw invalid(`${what} must be a JSON object`);
+  const allowed = new Set([...known, ...ignored].map((k) => k.toLowerCase()));
+  const out = new Map<string, unknown>();
+  for (const [k, v] of Object.entries(obj)) {
+    const key = k.toLowerCase();
+    if (!allowed.has(key)) throw invalid(`${what} has an unknown key "${k}"; accepted: ${known.join(", ")}`);
+    if (out.has(key)) throw invalid(`${what} gives "${k}" twice (keys are case-insensitive)`);
+    out.set(key, v);
+  }
+  return out;
+}
+
+function parseFunction(value: unknown, what: string): FunctionNode {
+  const top = fields(value, what, TOP_KEYS);
+  const name = top.get("rasterfunction");
+  if (name === undefined) throw invalid(`${what} has no rasterFunction`);
+  if (typeof name !== "string") throw invalid(`${what}: rasterFunction must be a string, not ${JSON.stringify(name)}`);
+  const fn = name.toLowerCase();
+  if (fn !== "stretch" && fn !== "colormap") {
+    throw invalid(`raster function "${name}" is not supported; supported: Stretch, Colormap (a Colormap may be chained over a Stretch)`);
+  }
+  const label = fn === "stretch" ? "Stretch" : "Colormap";
+  const rawArgs = top.get("rasterfunctionarguments");
+  if (rawArgs === undefined && fn === "colormap") throw invalid("the Colormap function has no rasterFunctionArguments");
+  const args = fields(rawArgs ?? {}, `the ${label} rasterFunctionArguments`, fn === "stretch" ? STRETCH_KEYS : COLORMAP_KEYS, IGNORED_KEYS);
+  const raster = args.get("raster");
+  // A string (or absent) Raster is the source itself; an object is a function applied first.
+  const inner = typeof raster === "object" && raster !== null ? parseFunction(raster, `the ${label}'s Raster`) : undefined;
+  if (raster !== undefined && inner === undefined && typeof raster !== "string") {
+    throw invalid(`the ${label}'s Raster must be a raster function object or a source name, not ${JSON.stringify(raster)}`);
+  }
+  return fn === "stretch" ? { fn: "stretch", spec: parseStretch(args), inner } : { fn: "colormap", colors: parseColors(args), inner };
+}
+
+const STRETCH_TYPES: Readonly<Record<string, StretchSpec["type"]>> = {
+  "0": "none",
+  none: "none",
+  "3": "standardDeviation",
+  standarddeviation: "standardDeviation",
+  stddev: "standardDeviation",
+  "5": "minMax",
+  minmax: "minMax",
+  minimummaximum: "minMax",
+  "6": "percentClip",
+  percentclip: "percentClip",
+  percentminimummaximum: "percentClip",
+};
+const STRETCH_UNSUPPORTED: Readonly<Record<string, string>> = {
+  "4": "histogram equalization",
+  "7": "Gaussian",
+  "8": "histogram specification",
+  "9": "sigmoid",
+};
+
+function parseStretch(args: Map<string, unknown>): StretchSpec {
+  const rawType = args.get("stretchtype") ?? 0;
+  if (typeof rawType !== "number" && typeof rawType !== "string")
+    throw invalid(`StretchType must be a number, not ${JSON.stringify(rawType)}`);
+  const type = STRETCH_TYPES[String(rawType).toLowerCase()];
+  if (!type) {
+    const what = STRETCH_UNSUPPORTED[String(rawType)];
+    const why = what ? `${what} (StretchType ${rawType}) is not supported` : `StretchType ${JSON.stringify(rawType)} is unknown`;
+    throw invalid(`${why}; supported: 0 none, 3 standard deviation, 5 minimum-maximum, 6 percent clip`);
+  }
+  const outputMin = optionalNumber(args, "min", "Min");
+  const outputMax = optionalNumber(args, "max", "Max");
+  const lo = outputMin ?? 0;
+  const hi = outputMax ?? 255;
+  if (!(Number.isInteger(lo) && Number.isInteger(hi) && lo >= 0 && hi <= 255 && lo < hi)) {
+    throw invalid(`Min and Max are the output range and must be integers with 0 <= Min < Max <= 255 (got Min ${lo}, Max ${hi})`);
+  }
+  const dra = optionalBoolean(args, "dra", "DRA");
+  const useGamma = optionalBoolean(args, "usegamma", "UseGamma");
+  const gamma = parseGamma(args.get("gamma"));
+  const statistics = parseStatistics(args.get("statistics"));
+  const common = {
+    ...(outputMin !== undefined ? { outputMin } : {}),
+    ...(outputMax !== undefined ? { outputMax } : {}),
+    ...(dra !== undefined ? { dra } : {}),
+    // Gamma applies unless UseGamma says false (clients that send Gamma mean it).
+    ...(gamma !== undefined && useGamma !== false ? { gamma } : {}),
+    ...(statistics ? { statistics } : {}),
+  };
+  if (type === "standardDeviation") {
+    const k = optionalNumber(args, "numberofstandarddeviations", "NumberOfStandardDeviations");
+    if (k !== undefined && !(k > 0)) throw invalid(`NumberOfStandardDeviations must be greater than 0 (got ${k})`);
+    return { type, ...common, ...(k !== undefined ? { numberOfStandardDeviations: k } : {}) };
+  }
+  if (type === "percentClip") {
+    const minPercent = optionalNumber(args, "minpercent", "MinPercent");
+    const maxPercent = optionalNumber(args, "maxpercent", "MaxPercent");
+    for (const [name, p] of [
+      ["MinPercent", minPercent],
+      ["MaxPercent", maxPercent],
+    ] as const) {
+      if (p !== undefined && !(p >= 0 && p < 100)) throw invalid(`${name} must be at least 0 and below 100 (got ${p})`);
+    }
+    if ((minPercent ?? 0) + (maxPercent ?? 0) >= 100)
+      throw invalid(`MinPercent + MaxPercent must be below 100 (got ${minPercent} + ${maxPercent})`);
+    return { type, ...common, ...(minPercent !== undefined ? { minPercent } : {}), ...(maxPercent !== undefined ? { maxPercent } : {}) };
+  }
+  if (type === "none") return { type, ...common };
+  return { type, ...common };
+}
+
+function optionalNumber(args: Map<string, unknown>, key: string, name: string): number | undefined {
+  const v = args.get(key);
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== "number" || !Number.isFinite(v)) throw invalid(`${name} must be a finite number, not ${JSON.stringify(v)}`);
+  return v;
+}
+
+function optionalBoolean(args: Map<string, unknown>, key: string, name: string): boolean | undefined {
+  const v = args.get(key);
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== "boolean") throw invalid(`${name} must be true or false, not ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** ArcGIS gives one gamma per band; a band is rendered at a time, so the first applies. */
+function parseGamma(v: unknown): number | undefined {
+  if (v === undefined || v === null || (Array.isArray(v) && v.length === 0)) return undefined;
+  const g = Array.isArray(v) ? v[0] : v;
+  if (typeof g !== "number" || !(g > 0) || !Number.isFinite(g))
+    throw invalid(`Gamma must be a positive number or a list of them, not ${JSON.stringify(v)}`);
+  return g;
+}
+
+/** [[min, max, mean, stddev], ...] (one per band; the first applies), or one flat quadruple. */
+function parseStatistics(v: unknown): StretchStatistics | undefined {
+  if (v === undefined || v === null || (Array.isArray(v) && v.length === 0)) return undefined;
+  const q = Array.isArray(v) && Array.isArray(v[0]) ? v[0] : v;
+  if (!Array.isArray(q) || q.length < 4 || !q.slice(0, 4).every((x) => typeof x === "number" && Number.isFinite(x))) {
+    throw invalid(`Statistics must be [[min, max, mean, standardDeviation]] with finite numbers, not ${JSON.stringify(v)}`);
+  }
+  const [min, max, mean, stddev] = q as number[];
+  if (!(min <= max) || !(stddev >= 0))
+    throw invalid(`Statistics [${min}, ${max}, ${mean}, ${stddev}] need min <= max and a standard deviation >= 0`);
+  return { min, max, mean, stddev };
+}
+
+function parseColors(args: Map<string, unknown>): Colors {
+  const entries = args.get("colormap");
+  if (entries !== undefined) {
+    if (!Array.isArray(entries))
+      throw invalid(`Colormap must be a list of [value, red, green, blue] entries, not ${JSON.stringify(entries)}`);
+    try {
+      return { type: "lookup", lookup: colormapLookup(entries as ColormapEntry[]) };
+    } catch (e) {
+      throw invalid(`Colormap: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  for (const [key, name] of [
+    ["colormapname", "ColormapName"],
+    ["colorrampname", "ColorrampName"],
+    ["colorramp", "Colorramp"],
+  ] as const) {
+    const v = args.get(key);
+    if (v === undefined) continue;
+    if (typeof v === "object" && v !== null && !Array.isArray(v)) {
+      const type = (v as Record<string, unknown>).type;
+      throw invalid(
+        `${name} objects (${typeof type === "string" ? `type "${type}"` : "algorithmic or multipart"}) are not supported; name a ramp instead: ${RAMP_NAMES.join(", ")}`,
+      );
+    }
+    if (typeof v !== "string") throw invalid(`${name} must be a ramp name, not ${JSON.stringify(v)}`);
+    try {
+      return { type: "ramp", name: v, lut: colorRamp(v) };
+    } catch (e) {
+      throw invalid(`${name}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  throw invalid("the Colormap function needs one of Colormap, ColormapName, ColorrampName or Colorramp");
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Palettes                                                                            */
+/* ---------------------------------------------------------------------------------- */
+
+/** RGBA palette (alpha 255) from a 256-entry RGB ramp. */
+function rampPalette(lut: Uint8Array): Uint8Array {
+  const pal = new Uint8Array(1024);
+  for (let i = 0; i < 256; i++) {
+    pal[i * 4] = lut[i * 3];
+    pal[i * 4 + 1] = lut[i * 3 + 1];
+    pal[i * 4 + 2] = lut[i * 3 + 2];
+    pal[i * 4 + 3] = 255;
+  }
+  return pal;
+}
+
+/** RGBA palette over the stretched indices 0..255 from explicit entries; unlisted indices are transparent. */
+function lookupPalette(lookup: ColormapLookup): Uint8Array {
+  const pal = new Uint8Array(1024);
+  for (let i = 0; i < 256; i++) {
+    const c = lookup.colorOf(i);
+    if (c < 0) continue;
+    pal.set([c >> 16, (c >> 8) & 255, c & 255, 255], i * 4);
+  }
+  return pal;
+}
