@@ -19,6 +19,7 @@ import { getItemByServiceName, shareItem } from "../portal/items.js";
 import { migratePortal } from "../portal/schema.js";
 import { ensureInitialAdmin } from "../portal/users.js";
 import { datasetCache } from "../services/datasets.js";
+import { imageCache } from "../services/imageCache.js";
 import { publishOutput } from "../services/publish.js";
 import type { ServerUrls } from "../services/urls.js";
 import { createDataStoreRegistry } from "../store/dataStores.js";
@@ -48,6 +49,8 @@ export interface RunningStrata {
 /** samples/ at the project root: two levels up from src/cli, three from dist/src/cli. */
 const SAMPLES_DIRS = ["../../samples/", "../../../samples/"].map((p) => fileURLToPath(new URL(p, import.meta.url)));
 /** Workers import the task runner from sources under tsx, from dist/ when compiled. */
+/** Memory for rendered exportImage responses (a 512×512 PNG is about 100 KB). */
+const IMAGE_CACHE_BYTES = 64 * 1024 * 1024;
 const WORKER_MODULE = new URL(`../tasks/worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
 
 /**
@@ -103,6 +106,7 @@ export async function startStrata(requested: ServeConfig, options: { logger?: bo
     store,
     dataStores,
     datasets,
+    images: imageCache(IMAGE_CACHE_BYTES),
     jobs,
     tasks: TASKS,
     allowAnonymous: config.allowAnonymous,

@@ -4,6 +4,7 @@ import type { DataStoreRegistry } from "../store/dataStores.js";
 import type { MetadataDb } from "../store/metadataDb.js";
 import type { RasterStore } from "../store/rasterStore.js";
 import type { DatasetCache } from "../services/datasets.js";
+import type { ImageCache } from "../services/imageCache.js";
 import type { ServerUrls } from "../services/urls.js";
 import type { TaskDefinition } from "../tasks/types.js";
 
@@ -15,6 +16,8 @@ export interface AppContext {
   readonly store: RasterStore;
   readonly dataStores: DataStoreRegistry;
   readonly datasets: DatasetCache;
+  /** Rendered exportImage responses. */
+  readonly images: ImageCache;
   readonly jobs: JobService;
   readonly tasks: ReadonlyMap<string, TaskDefinition>;
   readonly allowAnonymous: boolean;

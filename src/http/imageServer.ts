@@ -1,13 +1,17 @@
 /**
- * Hosted image services (SPEC §11): the root resource, `multidimensionalInfo` and
- * `keyProperties`. Rendering and query endpoints arrive with a later issue.
+ * Hosted image services (SPEC §11): the root resource, `multidimensionalInfo`,
+ * `keyProperties`, `slices`, and `exportImage` (images served with an ETag from a bounded
+ * cache; f=json answers an href under `output/`).
  */
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { NotFoundError } from "../cube/errors.js";
 import { canRead } from "../portal/access.js";
 import { AuthError } from "../portal/errors.js";
 import { getItemByServiceName } from "../portal/items.js";
-import { imageServiceInfo, multidimensionalInfo } from "../services/info.js";
+import { type ExportedImage, planExport, renderExport } from "../services/exportImage.js";
+import { imageKey } from "../services/imageCache.js";
+import { imageServiceInfo, multidimensionalInfo, spatialReference } from "../services/info.js";
+import { listSlices, sliceDefinition } from "../services/slices.js";
 import { datasetIdOf } from "../services/publish.js";
 import { HOSTED_FOLDER } from "../services/urls.js";
 import { viewerOf } from "./auth.js";
@@ -57,6 +61,62 @@ export function registerImageServer(app: FastifyInstance, ctx: AppContext): void
     const c = dataset.cube;
     return { body: { DataType: "Scientific", Variables: c.variables.map((v) => v.name) } };
   });
+
+  resource(app, `${base}/slices`, async (request) => {
+    const { name, dataset } = await openService(ctx, request);
+    const slices = listSlices(dataset.cube).map((s, sliceId) => ({ sliceId, multidimensionalDefinition: sliceDefinition(s) }));
+    return { body: { slices }, page: () => ({ title: `${name}: slices`, breadcrumbs: crumbs(name), json: { slices } }) };
+  });
+
+  resource(app, `${base}/exportImage`, async (request, reply) => {
+    const { name, item, datasetId, dataset } = await openService(ctx, request);
+    const params = requestParams(request);
+    const key = imageKey(datasetId, params);
+    const plan = planExport(dataset.cube, dataset.statistics, params);
+    let image = ctx.images.get(key);
+    if (!image) {
+      image = await renderExport(dataset.cube, dataset.statistics, plan);
+      ctx.images.set(key, image);
+    }
+    const f = (params.f ?? "image").toLowerCase();
+    if (f === "image") return sendImage(request, reply, image, key, item.access === "public");
+    const [t0, t1, , t3, , t5] = plan.target.transform;
+    const body = {
+      href: `${ctx.urls.base}/rest/services/${HOSTED_FOLDER}/${name}/ImageServer/output/${key}.${image.extension}`,
+      width: plan.target.width,
+      height: plan.target.height,
+      extent: {
+        xmin: t0,
+        ymin: t3 + plan.target.height * t5,
+        xmax: t0 + plan.target.width * t1,
+        ymax: t3,
+        spatialReference: spatialReference(plan.target),
+      },
+      scale: 0,
+    };
+    return {
+      body,
+      page: () => ({ title: `${name}: exportImage`, breadcrumbs: crumbs(name), rows: [{ label: "Image", href: body.href }], json: body }),
+    };
+  });
+
+  // Images an f=json exportImage answered with, while the cache holds them.
+  app.get(`${base}/output/:file`, async (request, reply) => {
+    const { file } = request.params as { name: string; file: string };
+    const { item } = await openService(ctx, request);
+    const key = file.replace(/\.[a-z]+$/, "");
+    const image = ctx.images.get(key);
+    if (!image) return reply.code(404).type("text/plain").send("This image is no longer held; export it again.");
+    return sendImage(request, reply, image, key, item.access === "public");
+  });
+}
+
+/** An image with its ETag (the cache key: same key, same bytes) and a short shared lifetime. */
+function sendImage(request: FastifyRequest, reply: FastifyReply, image: ExportedImage, key: string, isPublic: boolean): FastifyReply {
+  const etag = `"${key}"`;
+  reply.header("ETag", etag).header("Cache-Control", `${isPublic ? "public" : "private"}, max-age=60`);
+  if (request.headers["if-none-match"] === etag) return reply.code(304).send();
+  return reply.type(image.contentType).send(Buffer.from(image.bytes.buffer, image.bytes.byteOffset, image.bytes.byteLength));
 }
 
 async function openService(ctx: AppContext, request: FastifyRequest) {
@@ -67,5 +127,5 @@ async function openService(ctx: AppContext, request: FastifyRequest) {
   if (!canRead(viewer, item)) throw viewer ? new AuthError(403) : new AuthError(499);
   const datasetId = datasetIdOf(item);
   if (!datasetId) throw new NotFoundError(`Service ${name} has no data.`);
-  return { name: item.serviceName!, item, dataset: await ctx.datasets.open(datasetId) };
+  return { name: item.serviceName!, item, datasetId, dataset: await ctx.datasets.open(datasetId) };
 }

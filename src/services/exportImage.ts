@@ -1,0 +1,256 @@
+/**
+ * exportImage (SPEC §11): a slice of a service drawn on a map's grid. The request's bbox,
+ * bboxSR, imageSR and size make the target grid (square cells unless adjustAspectRatio is
+ * false); the slice comes from sliceId / mosaicRule / time; the values are resampled onto
+ * the target by analysis/warp (nearest, bilinear or cubic), then rendered (renderingRule, or
+ * a default that suits scientific data) and encoded as PNG, JPEG, or a float GeoTIFF.
+ */
+import type { ResolvedCrs } from "../analysis/crs.js";
+import type { Statistics } from "../analysis/statistics.js";
+import { type Envelope, type ResamplingMethod, transformEnvelope, warpCube } from "../analysis/warp.js";
+import { InvalidInputError } from "../cube/errors.js";
+import { gridFromTransform } from "../cube/grid.js";
+import type { Cube, Grid, PixelType, TypedArray } from "../cube/types.js";
+import { encodeGridGeoTiff } from "../io/geotiffWrite.js";
+import { MAX_IMAGE_HEIGHT, MAX_IMAGE_WIDTH } from "./info.js";
+import { encodeJpeg, encodeJpgPng } from "./render/jpeg.js";
+import { type PngFormat, encodePng } from "./render/png.js";
+import { type RenderPlan, defaultRenderPlan, parseRenderingRule, renderRgba } from "./render/renderingRule.js";
+import { type Slice, selectSlice } from "./slices.js";
+import { gridCrs, parseEnvelope, parseSpatialReference } from "./spatial.js";
+
+export const IMAGE_FORMATS = ["png", "png8", "png24", "png32", "jpg", "jpgpng", "tiff"] as const;
+export type ImageFormat = (typeof IMAGE_FORMATS)[number];
+
+const INTERPOLATIONS: Readonly<Record<string, ResamplingMethod>> = {
+  rsp_nearestneighbor: "NEAREST",
+  rsp_bilinearinterpolation: "BILINEAR",
+  rsp_cubicconvolution: "CUBIC",
+  rsp_majority: "NEAREST",
+  nearest: "NEAREST",
+  bilinear: "BILINEAR",
+  cubic: "CUBIC",
+};
+
+const PIXEL_TYPES: readonly PixelType[] = ["U8", "S8", "U16", "S16", "U32", "S32", "F32", "F64"];
+
+/** A checked exportImage request: everything needed to draw it. */
+export interface ExportPlan {
+  /** The grid the image covers, in imageSR. */
+  readonly target: Grid;
+  readonly imageCrs: ResolvedCrs;
+  readonly format: ImageFormat;
+  /** The slice drawn; undefined when the request names values no slice has (a blank image). */
+  readonly slice: Slice | undefined;
+  readonly method: ResamplingMethod;
+  readonly render: RenderPlan;
+  /** tiff only: the pixel type written (default the values'). */
+  readonly pixelType?: PixelType;
+  /** Values drawn transparent (and tiff's nodata). */
+  readonly noData?: number;
+  readonly quality: number;
+}
+
+/**
+ * Check an exportImage request against a service; every bad value is a 400 naming its parameter.
+ * @example
+ * const plan = planExport(cube, stats, { bbox: "-180,-90,180,90", bboxSR: "4326", imageSR: "3857", size: "512,512", format: "png" });
+ */
+export function planExport(
+  cube: Cube,
+  statistics: Readonly<Record<string, Statistics | null | undefined>>,
+  params: Record<string, string>,
+): ExportPlan {
+  const service = gridCrs(cube.grid);
+  const box = params.bbox?.trim() ? parseEnvelope(params.bbox, "bbox") : undefined;
+  const bboxCrs = parseSpatialReference(params.bboxSR, "bboxSR") ?? box?.spatialReference ?? service;
+  const imageCrs = parseSpatialReference(params.imageSR, "imageSR") ?? bboxCrs;
+  const [width, height] = parseSize(params.size);
+  let envelope: Envelope | undefined = box
+    ? box.envelope
+    : transformEnvelope(serviceEnvelope(cube.grid), service.definition, bboxCrs.definition);
+  if (envelope && bboxCrs.definition !== imageCrs.definition)
+    envelope = transformEnvelope(envelope, bboxCrs.definition, imageCrs.definition);
+  if (!envelope) throw new InvalidInputError("bbox has no part that can be drawn in imageSR", { parameter: "bbox" });
+  if (flag(params.adjustAspectRatio, true, "adjustAspectRatio")) envelope = squareCells(envelope, width, height);
+  const cx = (envelope.xmax - envelope.xmin) / width;
+  const cy = (envelope.ymax - envelope.ymin) / height;
+  const target = gridFromTransform(width, height, [envelope.xmin, cx, 0, envelope.ymax, 0, -cy], imageCrs.crs);
+
+  const format = choice(params.format, "png", IMAGE_FORMATS, "format");
+  const slice = selectSlice(cube, { sliceId: params.sliceId, mosaicRule: params.mosaicRule, time: params.time });
+  const variable = slice?.variable ?? cube.variables[0];
+  const stats = statistics[variable.name] ?? undefined;
+  const render = params.renderingRule?.trim()
+    ? parseRenderingRule(params.renderingRule)
+    : defaultRenderPlan({ anomaly: "strata:anomaly" in variable.attributes, ...(stats ? { statistics: stats } : {}) });
+  const interpolation = params.interpolation?.trim();
+  const method = interpolation ? INTERPOLATIONS[interpolation.toLowerCase()] : "BILINEAR";
+  if (!method) {
+    throw new InvalidInputError(
+      `interpolation must be RSP_NearestNeighbor, RSP_BilinearInterpolation, RSP_CubicConvolution or RSP_Majority; got "${interpolation}"`,
+      {
+        parameter: "interpolation",
+      },
+    );
+  }
+  const pixelType =
+    params.pixelType?.trim() && params.pixelType.trim().toUpperCase() !== "UNKNOWN"
+      ? choice(params.pixelType.toUpperCase(), "F32", PIXEL_TYPES, "pixelType")
+      : undefined;
+  const noData = params.noData?.trim() ? finite(params.noData, "noData") : undefined;
+  const quality = params.compressionQuality?.trim() ? finite(params.compressionQuality, "compressionQuality") : 75;
+  if (!(quality >= 1 && quality <= 100))
+    throw new InvalidInputError(`compressionQuality must be 1 to 100; got ${quality}`, { parameter: "compressionQuality" });
+  return {
+    target,
+    imageCrs,
+    format,
+    slice,
+    method,
+    render,
+    ...(pixelType ? { pixelType } : {}),
+    ...(noData !== undefined ? { noData } : {}),
+    quality,
+  };
+}
+
+/** An image ready to send. */
+export interface ExportedImage {
+  readonly bytes: Uint8Array;
+  readonly contentType: string;
+  /** File extension for the image's href. */
+  readonly extension: string;
+}
+
+/**
+ * Draw a planned export.
+ * @example
+ * const { bytes, contentType } = await renderExport(cube, stats, planExport(cube, stats, params));
+ */
+export async function renderExport(
+  cube: Cube,
+  statistics: Readonly<Record<string, Statistics | null | undefined>>,
+  plan: ExportPlan,
+  signal?: AbortSignal,
+): Promise<ExportedImage> {
+  const { target } = plan;
+  const values = await sliceValues(cube, plan, signal);
+  if (plan.format === "tiff") {
+    const pixelType = plan.pixelType ?? "F32";
+    const nodata = plan.noData ?? (pixelType === "F32" || pixelType === "F64" ? NaN : undefined);
+    const band = convert(values, pixelType, nodata);
+    return {
+      bytes: encodeGridGeoTiff(target, { bands: [band], pixelType, ...(nodata !== undefined ? { nodata } : {}), compress: true }),
+      contentType: "image/tiff",
+      extension: "tif",
+    };
+  }
+  const name = plan.slice?.variable.name ?? cube.variables[0].name;
+  const stats = statistics[name] ?? undefined;
+  const rgba = renderRgba(values, target.width, target.height, plan.noData, plan.render, stats ?? undefined);
+  if (plan.format === "jpg")
+    return { bytes: encodeJpeg(rgba, target.width, target.height, { quality: plan.quality }), contentType: "image/jpeg", extension: "jpg" };
+  if (plan.format === "jpgpng") {
+    const image = encodeJpgPng(rgba, target.width, target.height, { quality: plan.quality });
+    return { bytes: image.bytes, contentType: image.contentType, extension: image.contentType === "image/png" ? "png" : "jpg" };
+  }
+  return {
+    bytes: encodePng(rgba, target.width, target.height, { format: plan.format as PngFormat }),
+    contentType: "image/png",
+    extension: "png",
+  };
+}
+
+/** The slice's values on the target grid as float64 with NaN for nodata (all NaN for no slice). */
+async function sliceValues(cube: Cube, plan: ExportPlan, signal?: AbortSignal): Promise<Float64Array> {
+  const n = plan.target.width * plan.target.height;
+  const out = new Float64Array(n).fill(NaN);
+  if (!plan.slice) return out;
+  const { variable, indices } = plan.slice;
+  const view = warpCube(cube, plan.target, plan.method);
+  const v = view.variables.find((x) => x.name === variable.name)!;
+  const slab = await v.read({ dims: indices.map((i) => [i, i + 1] as const), signal });
+  const nodata = v.nodata;
+  for (let i = 0; i < n; i++) {
+    const x = slab.data[i];
+    if (x !== nodata) out[i] = x;
+  }
+  return out;
+}
+
+const ARRAYS: Readonly<Record<PixelType, new (n: number) => TypedArray>> = {
+  U8: Uint8Array,
+  S8: Int8Array,
+  U16: Uint16Array,
+  S16: Int16Array,
+  U32: Uint32Array,
+  S32: Int32Array,
+  F32: Float32Array,
+  F64: Float64Array,
+};
+
+/** Values in another pixel type: integers rounded and clamped; NaN becomes nodata (or 0). */
+function convert(values: Float64Array, pixelType: PixelType, nodata: number | undefined): TypedArray {
+  const out = new ARRAYS[pixelType](values.length);
+  const floating = pixelType === "F32" || pixelType === "F64";
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    out[i] = v !== v ? (nodata ?? 0) : floating ? v : Math.round(v);
+  }
+  return out;
+}
+
+function serviceEnvelope(grid: Grid): Envelope {
+  const [t0, t1, , t3, , t5] = grid.transform;
+  const xs = [t0, t0 + grid.width * t1];
+  const ys = [t3, t3 + grid.height * t5];
+  return { xmin: Math.min(...xs), xmax: Math.max(...xs), ymin: Math.min(...ys), ymax: Math.max(...ys) };
+}
+
+/** The envelope grown about its centre so width × height cells are square (as ArcGIS does). */
+function squareCells(e: Envelope, width: number, height: number): Envelope {
+  const cell = Math.max((e.xmax - e.xmin) / width, (e.ymax - e.ymin) / height);
+  const cx = (e.xmin + e.xmax) / 2;
+  const cy = (e.ymin + e.ymax) / 2;
+  return { xmin: cx - (cell * width) / 2, xmax: cx + (cell * width) / 2, ymin: cy - (cell * height) / 2, ymax: cy + (cell * height) / 2 };
+}
+
+function parseSize(text: string | undefined): [number, number] {
+  if (text === undefined || text.trim() === "") return [400, 400];
+  const parts = text.split(",").map((p) => Number(p.trim()));
+  if (parts.length !== 2 || parts.some((p) => !Number.isInteger(p) || p < 1)) {
+    throw new InvalidInputError(`size must be "width,height" in whole pixels; got "${text}"`, { parameter: "size" });
+  }
+  if (parts[0] > MAX_IMAGE_WIDTH || parts[1] > MAX_IMAGE_HEIGHT) {
+    throw new InvalidInputError(
+      `size ${parts[0]}×${parts[1]} is larger than this service allows (maxImageWidth ${MAX_IMAGE_WIDTH}, maxImageHeight ${MAX_IMAGE_HEIGHT})`,
+      {
+        parameter: "size",
+      },
+    );
+  }
+  return [parts[0], parts[1]];
+}
+
+function choice<T extends string>(text: string | undefined, fallback: T, allowed: readonly T[], parameter: string): T {
+  if (text === undefined || text.trim() === "") return fallback;
+  const t = text.trim().toLowerCase();
+  const found = allowed.find((a) => a.toLowerCase() === t);
+  if (!found) throw new InvalidInputError(`${parameter} must be one of ${allowed.join(", ")}; got "${text}"`, { parameter });
+  return found;
+}
+
+function finite(text: string, parameter: string): number {
+  const n = Number(text.trim());
+  if (!Number.isFinite(n)) throw new InvalidInputError(`${parameter} must be a number; got "${text}"`, { parameter });
+  return n;
+}
+
+function flag(text: string | undefined, fallback: boolean, parameter: string): boolean {
+  if (text === undefined || text.trim() === "") return fallback;
+  const t = text.trim().toLowerCase();
+  if (t === "true") return true;
+  if (t === "false") return false;
+  throw new InvalidInputError(`${parameter} must be true or false; got "${text}"`, { parameter });
+}
