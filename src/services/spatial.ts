@@ -209,8 +209,8 @@ export function pixelMapper(grid: Grid, from: ResolvedCrs): (p: MapPoint) => [nu
   const det = t1 * t5 - t2 * t4;
   const west = Math.min(t0, t0 + grid.width * t1);
   return (p) => {
-    let [x, y] = tr ? tr.forward(p.x, p.y) : [p.x, p.y];
-    if (to.geographic && Number.isFinite(x)) x = west + ((((x - west) % 360) + 360) % 360);
+    const [mx, y] = tr ? tr.forward(p.x, p.y) : [p.x, p.y];
+    const x = to.geographic && Number.isFinite(mx) ? west + ((((mx - west) % 360) + 360) % 360) : mx;
     const ux = x - t0;
     const uy = y - t3;
     return [(t5 * ux - t2 * uy) / det, (-t4 * ux + t1 * uy) / det];
