@@ -347,13 +347,21 @@ export function anomalyTileEdge(v: Variable, plan: Pick<AnomalyPlan, "tile">): n
   return plan.tile ?? timeTileEdge(timeDimension(v).values.length);
 }
 
-/** Output chunk shape of a variable: whole time, one slice of every other dimension, a tile. */
-export function anomalyChunks(v: Variable, edge: number, window: Window): number[] {
-  return [
-    ...v.dimensions.map((d) => (d.name === STD_TIME ? d.values.length : 1)),
-    Math.min(edge, window.height),
-    Math.min(edge, window.width),
-  ];
+/** Bytes of one anomaly output chunk, about: small enough that drawing one slice decodes little. */
+export const ANOMALY_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Output chunk shape of a variable: a run of time steps of about ANOMALY_CHUNK_BYTES, one
+ * slice of every other dimension, a tile. A tile's block (all of its time steps) then covers
+ * whole chunks, so it is written without reading back, and an image of one slice decodes a
+ * run of steps per tile rather than the whole time axis.
+ * @example
+ * anomalyChunks(v, 61, window); // e.g. [70, 61, 61] for 2100 daily float32 steps
+ */
+export function anomalyChunks(v: Variable, edge: number, window: Window, bytesPerValue = 4): number[] {
+  const [h, w] = [Math.min(edge, window.height), Math.min(edge, window.width)];
+  const run = Math.max(1, Math.floor(ANOMALY_CHUNK_BYTES / (h * w * bytesPerValue)));
+  return [...v.dimensions.map((d) => (d.name === STD_TIME ? Math.min(run, d.values.length) : 1)), h, w];
 }
 
 function timeDimension(v: Variable): Dimension {

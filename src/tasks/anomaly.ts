@@ -279,7 +279,7 @@ function anomalyOutput(cube: Cube, plan: AnomalyPlan, reference: Cube | undefine
             ...attributes,
             "strata:anomaly": { method: plan.method, calculationInterval: plan.calculationInterval, ignoreNoData: plan.ignoreNoData },
           },
-          outputChunks: anomalyChunks(v, anomalyTileEdge(v, plan), plan.window),
+          outputChunks: anomalyChunks(v, anomalyTileEdge(v, plan), plan.window, anomalyPixelType(v.pixelType) === "F64" ? 8 : 4),
         };
       }),
     }),

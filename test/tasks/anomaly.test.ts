@@ -272,8 +272,8 @@ describe("writeAnomaly", () => {
         assert.equal(v.pixelType, "F32");
         assert.ok(v.nodata === undefined || Number.isNaN(v.nodata), `nodata ${v.nodata}`);
         assert.deepEqual(v.dimensions[0].values, s.dimensions[0].values);
-        // Whole time by a tile (the grid is smaller than a tile here).
-        assert.deepEqual(v.chunkShape, [132, 73, 144]);
+        // Runs of time steps of about 1 MiB by a tile (the whole grid here): 2^20 / (73 × 144 × 4 bytes) = 24.9.
+        assert.deepEqual(v.chunkShape, [24, 73, 144]);
         assert.equal(v.unit, s.unit);
         assert.deepEqual(v.attributes["strata:anomaly"], {
           method: "DIFFERENCE_FROM_MEAN",
