@@ -10,14 +10,16 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { FileSystemStore } from "@zarrita/storage";
 import * as zarr from "zarrita";
-import { encodeCfTimes } from "../cube/time.js";
-import { type Dimension, type Grid, type PixelType, type Slab, STD_TIME, STD_Z, type Variable } from "../cube/types.js";
-import { WGS84_WKT } from "./wkt.js";
+import type { Grid, PixelType, Slab, Variable } from "../cube/types.js";
+import {
+  GRID_MAPPING,
+  dimensionCoordinate,
+  gridMappingAttributes,
+  spatialAttributes,
+  spatialNames,
+  variableAttributes,
+} from "./cfAttributes.js";
 
-/** Unix-epoch milliseconds: exact in float64 for any date within ±285 000 years. */
-export const TIME_UNITS = "milliseconds since 1970-01-01T00:00:00";
-/** Name of the CF grid-mapping variable. */
-export const GRID_MAPPING = "spatial_ref";
 /** Largest spatial chunk edge of written data. */
 export const TILE = 512;
 
@@ -75,14 +77,14 @@ export async function createZarrWriter(path: string, spec: CubeSpec): Promise<Za
   const store = new FileSystemStore(path);
   const { grid } = spec;
   const geographic = grid.crs.epsg === 4326;
-  const [yName, xName] = geographic ? ["lat", "lon"] : ["y", "x"];
+  const [yName, xName] = spatialNames(grid);
   const geo = geoAttributes(grid, yName, xName);
   const root = await zarr.create(store, { attributes: jsonSafe({ ...spec.attributes, Conventions: "CF-1.8", ...geo }) });
 
   // Node names in creation order: consolidated metadata keeps the cube's variable order.
   const created: string[] = [yName, xName, GRID_MAPPING];
-  await writeCoordinate(root, yName, grid.y, spatialAttrs("y", geographic));
-  await writeCoordinate(root, xName, grid.x, spatialAttrs("x", geographic));
+  await writeCoordinate(root, yName, grid.y, spatialAttributes("y", geographic));
+  await writeCoordinate(root, xName, grid.x, spatialAttributes("x", geographic));
   await writeGridMapping(root, grid);
 
   const written = new Set<string>();
@@ -101,16 +103,9 @@ export async function createZarrWriter(path: string, spec: CubeSpec): Promise<Za
       : [...v.dimensions.map(() => 1), Math.min(grid.height, TILE), Math.min(grid.width, TILE)];
     const floating = v.pixelType === "F32" || v.pixelType === "F64";
     const fill = v.nodata ?? (floating ? NaN : 0);
-    const attributes = jsonSafe({
-      ...v.attributes,
-      long_name: v.description,
-      ...(v.unit ? { units: v.unit } : {}),
-      // NaN nodata is implicit for floats (and JSON cannot hold NaN): no _FillValue for it.
-      ...(v.nodata !== undefined && !Number.isNaN(v.nodata) ? { _FillValue: v.nodata } : {}),
-      grid_mapping: GRID_MAPPING,
-      "strata:name": v.name,
-      ...geo,
-    });
+    // NaN nodata is implicit for floats (and JSON cannot hold NaN): no _FillValue for it.
+    const fillValue = v.nodata !== undefined && !Number.isNaN(v.nodata) ? v.nodata : undefined;
+    const attributes = jsonSafe({ ...variableAttributes(v, fillValue), ...geo });
     const arr = await zarr.create(root.resolve(arrayKey(v.name)), {
       shape,
       chunkShape,
@@ -183,26 +178,6 @@ function strides(shape: readonly number[]): number[] {
   return out;
 }
 
-function dimensionCoordinate(d: Dimension): [Float64Array, Record<string, unknown>] {
-  const base = { long_name: d.description, "strata:source_name": d.sourceName };
-  if (d.name === STD_TIME) {
-    const calendar = d.calendar ?? "proleptic_gregorian";
-    const values = Float64Array.from(encodeCfTimes(d.values, TIME_UNITS, calendar));
-    return [values, { ...base, standard_name: "time", axis: "T", units: TIME_UNITS, calendar }];
-  }
-  if (d.name === STD_Z) return [Float64Array.from(d.values), { ...base, axis: "Z", positive: "up", units: d.unit }];
-  return [Float64Array.from(d.values), { ...base, ...(d.unit ? { units: d.unit } : {}) }];
-}
-
-function spatialAttrs(axis: "x" | "y", geographic: boolean): Record<string, unknown> {
-  if (geographic) {
-    return axis === "y"
-      ? { standard_name: "latitude", long_name: "latitude", units: "degrees_north", axis: "Y" }
-      : { standard_name: "longitude", long_name: "longitude", units: "degrees_east", axis: "X" };
-  }
-  return { standard_name: `projection_${axis}_coordinate`, long_name: `${axis} coordinate of projection`, axis: axis.toUpperCase() };
-}
-
 /** GeoZarr-style georeferencing (rasterio affine order a, b, c, d, e, f). */
 function geoAttributes(grid: Grid, yName: string, xName: string): Record<string, unknown> {
   const [t0, t1, t2, t3, t4, t5] = grid.transform;
@@ -235,14 +210,7 @@ async function writeCoordinate(
 
 /** A 0-d CF grid-mapping variable, the way GDAL and rioxarray write it. */
 async function writeGridMapping(root: zarr.Group<FileSystemStore>, grid: Grid): Promise<void> {
-  const [t0, t1, t2, t3, t4, t5] = grid.transform;
-  const wkt = grid.crs.wkt ?? (grid.crs.epsg === 4326 ? WGS84_WKT : undefined);
-  const attributes = {
-    ...(grid.crs.epsg === 4326 ? { grid_mapping_name: "latitude_longitude" } : {}),
-    ...(wkt ? { crs_wkt: wkt, spatial_ref: wkt } : {}),
-    ...(grid.crs.epsg !== undefined ? { epsg_code: `EPSG:${grid.crs.epsg}` } : {}),
-    GeoTransform: [t0, t1, t2, t3, t4, t5].map((v) => String(v)).join(" "),
-  };
+  const attributes = gridMappingAttributes(grid);
   const arr = await zarr.create(root.resolve(GRID_MAPPING), {
     shape: [],
     chunkShape: [],
