@@ -3,7 +3,7 @@
  * service with its worker threads, the web server; on first start, the admin and the sample
  * services. The composition root: the only place that knows every layer.
  */
-import { mkdir, readdir } from "node:fs/promises";
+import { mkdir, readdir, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { basename, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -65,6 +65,8 @@ export async function startStrata(requested: ServeConfig, options: { logger?: bo
   const db = openMetadataDb(join(config.dataDir, "strata.db"));
   migratePortal(db);
   const store = await openRasterStore(config.dataDir);
+  // Downloads are written to scratch files first; a crash mid-download leaves them behind.
+  await rm(join(store.dataDir, "tmp"), { recursive: true, force: true });
   const dataStores = createDataStoreRegistry([...config.dataStores]);
   const adminPassword = await ensureInitialAdmin(db);
   const publicPath = new URL(config.publicUrl).pathname.replace(/\/$/, "");

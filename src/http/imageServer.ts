@@ -1,13 +1,17 @@
 /**
  * Hosted image services (SPEC §11): the root resource, `multidimensionalInfo`,
- * `keyProperties`, `slices`, and `exportImage` (images served with an ETag from a bounded
- * cache; f=json answers an href under `output/`).
+ * `keyProperties`, `slices`, `exportImage` (images served with an ETag from a bounded
+ * cache; f=json answers an href under `output/`) and `download` (NetCDF-4).
  */
+import { createReadStream } from "node:fs";
+import { rm, stat } from "node:fs/promises";
+import { join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { NotFoundError } from "../cube/errors.js";
 import { canRead } from "../portal/access.js";
 import { AuthError } from "../portal/errors.js";
 import { getItemByServiceName } from "../portal/items.js";
+import { writeDownload } from "../services/download.js";
 import { type ExportedImage, planExport, renderExport } from "../services/exportImage.js";
 import { imageKey } from "../services/imageCache.js";
 import { imageServiceInfo, multidimensionalInfo, spatialReference } from "../services/info.js";
@@ -98,6 +102,19 @@ export function registerImageServer(app: FastifyInstance, ctx: AppContext): void
       body,
       page: () => ({ title: `${name}: exportImage`, breadcrumbs: crumbs(name), rows: [{ label: "Image", href: body.href }], json: body }),
     };
+  });
+
+  resource(app, `${base}/download`, async (request, reply) => {
+    const { name, dataset } = await openService(ctx, request);
+    const path = await writeDownload(dataset.cube, requestParams(request), join(ctx.store.dataDir, "tmp"));
+    const size = (await stat(path)).size;
+    const stream = createReadStream(path);
+    stream.on("close", () => void rm(path, { force: true }));
+    return reply
+      .type("application/x-netcdf")
+      .header("Content-Length", String(size))
+      .header("Content-Disposition", `attachment; filename="${name}.nc"`)
+      .send(stream);
   });
 
   // Images an f=json exportImage answered with, while the cache holds them.

@@ -113,6 +113,44 @@ export function selectSlice(cube: Cube, params: SliceParams): Slice | undefined 
   return { variable, indices };
 }
 
+/**
+ * Every index each dimension of `variable` keeps under a request's `mosaicRule` and `time`
+ * (for downloads): values and ranges keep every slice they match; an instant of `time` keeps
+ * the slice in effect then; a dimension left unconstrained is kept whole (absent).
+ * @example
+ * selectIndices(cube.variables[0], { time: "631152000000,662688000000" }); // { StdTime: [0, 1, ..., 11] }
+ */
+export function selectIndices(variable: Variable, params: Pick<SliceParams, "mosaicRule" | "time">): Record<string, number[]> {
+  const out: Record<string, number[]> = {};
+  for (const d of parseDefinition(params.mosaicRule)) {
+    if (d.variableName && d.variableName.toLowerCase() !== variable.name.toLowerCase()) continue;
+    if (!d.dimensionName || d.values.length === 0) continue;
+    const name = dimensionKey(variable, d.dimensionName);
+    const values = variable.dimensions.find((x) => x.name === name)!.values;
+    out[name] = matchAll(values, d.values, name === STD_TIME);
+  }
+  const time = variable.dimensions.find((d) => d.name === STD_TIME);
+  if (time && !(STD_TIME in out) && params.time !== undefined && params.time.trim() !== "") {
+    out[STD_TIME] = matchAll(time.values, [parseTimeParam(params.time)], true);
+  }
+  return out;
+}
+
+function matchAll(values: readonly number[], wanted: Wanted, inEffect: boolean): number[] {
+  const keep = new Set<number>();
+  for (const w of wanted) {
+    if (typeof w === "number") {
+      const i = matchIndex(values, [w], inEffect);
+      if (i !== undefined) keep.add(i);
+    } else {
+      values.forEach((v, i) => {
+        if (v >= w[0] - 1e-9 * Math.abs(w[0]) && v <= w[1] + 1e-9 * Math.abs(w[1])) keep.add(i);
+      });
+    }
+  }
+  return [...keep].sort((a, b) => a - b);
+}
+
 function variableByName(cube: Cube, name: string): Variable {
   const v = cube.variables.find((x) => x.name === name) ?? cube.variables.find((x) => x.name.toLowerCase() === name.toLowerCase());
   if (!v) {

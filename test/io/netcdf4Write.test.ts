@@ -5,12 +5,10 @@
  * selections of variables, slices and window; and bad requests fail cleanly.
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { resolveCrs } from "../../src/analysis/crs.js";
 import { InvalidInputError } from "../../src/cube/errors.js";
@@ -21,9 +19,8 @@ import { BLOCK_BYTES, writeNetcdf4 } from "../../src/io/netcdf4Write.js";
 import { openCube } from "../../src/io/open.js";
 import { REAL } from "../helpers/golden.js";
 import { writeNetcdf3 } from "../helpers/netcdf3Writer.js";
+import { xarrayView } from "../helpers/xarray.js";
 
-const PYTHON = "/usr/bin/python3";
-const CHECK = fileURLToPath(new URL("./xarray_check_netcdf.py", import.meta.url));
 const WINDS = `${REAL}monthly_navy_winds.cdf`;
 
 let dir: string;
@@ -33,37 +30,6 @@ before(async () => {
 after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-/* ---------------------------------- xarray's view ---------------------------------- */
-
-interface XVariable {
-  dims: string[];
-  shape: number[];
-  dtype: string;
-  attrs: Record<string, unknown>;
-  encoding: Record<string, unknown>;
-  values: (number | string | null)[];
-}
-interface XView {
-  attrs: Record<string, unknown>;
-  dims: Record<string, number>;
-  coords: Record<string, XVariable>;
-  variables: Record<string, XVariable>;
-}
-
-/** What xarray.open_dataset sees in `file` (optionally isel'd: { TIME: [0, 5] }); fails loudly without xarray. */
-function xarrayView(file: string, keep: Record<string, number[]> = {}): XView {
-  const args = [CHECK, file, ...Object.entries(keep).map(([d, list]) => `${d}=${list.join(",")}`)];
-  const r = spawnSync(PYTHON, args, { encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
-  if (r.error || r.status === 3) {
-    assert.fail(
-      `${PYTHON} cannot run xarray (${r.error?.message ?? r.stderr.trim()}): run \`bash scripts/system-packages.sh\` ` +
-        "(npm test's pretest does) to install python3-xarray and python3-netcdf4",
-    );
-  }
-  assert.equal(r.status, 0, `xarray could not open ${file}:\n${r.stderr}`);
-  return JSON.parse(r.stdout) as XView;
-}
 
 /* --------------------------------- in-memory cubes --------------------------------- */
 

@@ -1,0 +1,269 @@
+/**
+ * The hosted image service's drawing and taking-away endpoints on the published sample
+ * sst_climatology_4deg (COADS SST, 12 months, 4°): exportImage as a float GeoTIFF equals the
+ * slice as xarray reads it (golden), PNG draws land (nodata) transparent and ocean opaque,
+ * slices by sliceId, time and mosaicRule agree, f=json gives an href, ETags answer 304,
+ * every bad parameter is a 400 naming it; download gives a NetCDF-4 file that xarray reads
+ * with the same values, coordinates, units and time axis as the source.
+ */
+import assert from "node:assert/strict";
+import { readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fromArrayBuffer } from "geotiff";
+import { decodePng } from "../helpers/pngDecode.js";
+import { type TestServer, startTestServer } from "../helpers/server.js";
+import { xarrayView } from "../helpers/xarray.js";
+
+const SERVICE = "/rest/services/Hosted/sst_climatology_4deg/ImageServer";
+const GOLDEN = new URL("../golden/export/sst_climatology_slices.json", import.meta.url);
+interface GoldenSlice {
+  index: number;
+  rows: number;
+  cols: number;
+  values: (number | null)[];
+}
+
+let server: TestServer;
+let golden: { slices: GoldenSlice[] };
+let info: { extent: { xmin: number; ymin: number; xmax: number; ymax: number } };
+let times: number[];
+
+before(async () => {
+  server = await startTestServer({ "allow-anonymous": true });
+  golden = JSON.parse(await readFile(GOLDEN, "utf8")) as typeof golden;
+  info = await server.call(SERVICE, {}, { method: "GET" });
+  const md = await server.call(`${SERVICE}/multidimensionalInfo`, {}, { method: "GET" });
+  times = md.multidimensionalInfo.variables[0].dimensions[0].values as number[];
+});
+after(async () => {
+  await server.close();
+});
+
+async function get(path: string, params: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${server.url}${SERVICE}/${path}?${new URLSearchParams(params)}`, { headers });
+}
+
+/** The whole grid at its own cells: the export is the slice itself. */
+function wholeGrid(): Record<string, string> {
+  const e = info.extent;
+  return { bbox: `${e.xmin},${e.ymin},${e.xmax},${e.ymax}`, bboxSR: "4326", size: "90,45", interpolation: "RSP_NearestNeighbor" };
+}
+
+async function tiffValues(
+  response: Response,
+): Promise<{ values: Float32Array; width: number; height: number; nodata: number | null; origin: number[]; resolution: number[] }> {
+  assert.equal(response.status, 200);
+  assert.equal(response.headers.get("content-type"), "image/tiff");
+  const tiff = await fromArrayBuffer(await response.arrayBuffer());
+  const image = await tiff.getImage();
+  const [band] = (await image.readRasters()) as unknown as Float32Array[];
+  return {
+    values: band,
+    width: image.getWidth(),
+    height: image.getHeight(),
+    nodata: image.getGDALNoData(),
+    origin: image.getOrigin(),
+    resolution: image.getResolution(),
+  };
+}
+
+describe("exportImage", () => {
+  for (const index of [0, 6]) {
+    it(`format=tiff of slice ${index} equals xarray's values of that slice`, async () => {
+      const slice = golden.slices.find((s) => s.index === index)!;
+      const t = await tiffValues(await get("exportImage", { ...wholeGrid(), format: "tiff", sliceId: String(index), f: "image" }));
+      assert.deepEqual([t.width, t.height], [slice.cols, slice.rows]);
+      assert.deepEqual(t.origin.slice(0, 2), [info.extent.xmin, info.extent.ymax]);
+      assert.deepEqual(t.resolution.slice(0, 2), [4, -4]);
+      assert.ok(t.nodata === null || Number.isNaN(t.nodata), `nodata ${t.nodata}`);
+      let land = 0;
+      slice.values.forEach((want, i) => {
+        if (want === null) {
+          land++;
+          assert.ok(Number.isNaN(t.values[i]), `cell ${i}: ${t.values[i]} where xarray has NaN`);
+        } else assert.equal(t.values[i], Math.fround(want), `cell ${i}`);
+      });
+      assert.ok(land > 500 && land < 3000, `${land} land cells`);
+    });
+  }
+
+  it("time (an instant or a range) and mosaicRule pick the same slice as sliceId", async () => {
+    const bySlice = await tiffValues(await get("exportImage", { ...wholeGrid(), format: "tiff", sliceId: "6" }));
+    const definition = [{ variableName: "SST", dimensionName: "StdTime", values: [times[6]] }];
+    for (const params of [
+      { time: String(times[6]) } as Record<string, string>,
+      { time: String(times[6] + 3_600_000) }, // an hour later: July is still the slice in effect
+      { time: `${times[5] + 1},${times[6]}` },
+      { mosaicRule: JSON.stringify({ multidimensionalDefinition: definition }) },
+    ]) {
+      const other = await tiffValues(await get("exportImage", { ...wholeGrid(), format: "tiff", ...params }));
+      assert.deepEqual(Buffer.from(other.values.buffer), Buffer.from(bySlice.values.buffer), JSON.stringify(params));
+    }
+    const january = await tiffValues(await get("exportImage", { ...wholeGrid(), format: "tiff", time: String(times[0]) }));
+    assert.notDeepEqual(Buffer.from(january.values.buffer), Buffer.from(bySlice.values.buffer));
+  });
+
+  it("PNG: land (nodata) is transparent, ocean opaque; in Web Mercator too", async () => {
+    const slice = golden.slices.find((s) => s.index === 0)!;
+    for (const format of ["png", "png8", "png32"]) {
+      const r = await get("exportImage", { ...wholeGrid(), format, sliceId: "0" });
+      assert.equal(r.headers.get("content-type"), "image/png");
+      const png = decodePng(new Uint8Array(await r.arrayBuffer()));
+      assert.deepEqual([png.width, png.height], [90, 45]);
+      slice.values.forEach((want, i) => assert.equal(png.rgba[4 * i + 3], want === null ? 0 : 255, `${format} cell ${i}`));
+    }
+    // Web Mercator, the world between ±60°: a cell in the central Pacific is ocean, one in central Africa land.
+    const R = 6378137;
+    const y60 = R * Math.log(Math.tan(Math.PI / 4 + Math.PI / 6));
+    const r = await get("exportImage", {
+      bbox: `${-Math.PI * R},${-y60},${Math.PI * R},${y60}`,
+      bboxSR: "102100",
+      imageSR: "102100",
+      size: "360,200",
+      format: "png32",
+    });
+    const png = decodePng(new Uint8Array(await r.arrayBuffer()));
+    const alphaAt = (lon: number, lat: number) => {
+      const x = (R * (lon * Math.PI)) / 180;
+      const y = R * Math.log(Math.tan(Math.PI / 4 + (lat * Math.PI) / 360));
+      const col = Math.floor(((x + Math.PI * R) / (2 * Math.PI * R)) * 360);
+      const row = Math.floor(((y60 - y) / (2 * y60)) * 200);
+      return png.rgba[4 * (row * 360 + col) + 3];
+    };
+    assert.equal(alphaAt(-150, 0), 255, "central Pacific");
+    assert.equal(alphaAt(22, 5), 0, "central Africa");
+  });
+
+  it("f=json gives an href to the same image, with the extent drawn", async () => {
+    const params = { ...wholeGrid(), format: "png32", sliceId: "3" };
+    const json = (await (await get("exportImage", { ...params, f: "json" })).json()) as {
+      href: string;
+      width: number;
+      height: number;
+      extent: { xmin: number; spatialReference: { wkid: number } };
+    };
+    assert.equal(json.width, 90);
+    assert.equal(json.height, 45);
+    assert.equal(json.extent.xmin, info.extent.xmin);
+    assert.equal(json.extent.spatialReference.wkid, 4326);
+    const viaHref = Buffer.from(await (await fetch(json.href)).arrayBuffer());
+    const direct = Buffer.from(await (await get("exportImage", { ...params, f: "image" })).arrayBuffer());
+    assert.ok(viaHref.equals(direct));
+  });
+
+  it("answers a repeated request with 304 from its ETag", async () => {
+    const params = { ...wholeGrid(), format: "png", sliceId: "2" };
+    const first = await get("exportImage", params);
+    const etag = first.headers.get("etag");
+    assert.ok(etag);
+    assert.match(first.headers.get("cache-control") ?? "", /public, max-age=\d+/);
+    const again = await get("exportImage", params, { "If-None-Match": etag });
+    assert.equal(again.status, 304);
+    const other = await get("exportImage", { ...params, sliceId: "3" }, { "If-None-Match": etag });
+    assert.equal(other.status, 200);
+  });
+
+  it("a renderingRule changes the colours; the default is viridis over the statistics", async () => {
+    const png = async (extra: Record<string, string>) =>
+      decodePng(new Uint8Array(await (await get("exportImage", { ...wholeGrid(), format: "png32", sliceId: "0", ...extra })).arrayBuffer()))
+        .rgba;
+    const viridis = await png({});
+    const gray = await png({ renderingRule: JSON.stringify({ rasterFunction: "Stretch", rasterFunctionArguments: { StretchType: 5 } }) });
+    const slice = golden.slices.find((s) => s.index === 0)!;
+    const ocean = slice.values.findIndex((v) => v !== null);
+    assert.equal(gray[4 * ocean], gray[4 * ocean + 1]);
+    assert.equal(gray[4 * ocean + 1], gray[4 * ocean + 2]);
+    assert.notDeepEqual([...viridis.slice(4 * ocean, 4 * ocean + 3)], [...gray.slice(4 * ocean, 4 * ocean + 3)]);
+    // The warmest ocean cell of the slice is near viridis' top (#fde725), the coldest near its bottom (#440154).
+    const valid = slice.values.map((v, i) => [v, i] as const).filter(([v]) => v !== null) as [number, number][];
+    const warm = valid.reduce((a, b) => (b[0] > a[0] ? b : a))[1];
+    const cold = valid.reduce((a, b) => (b[0] < a[0] ? b : a))[1];
+    assert.ok(viridis[4 * warm + 1] > 150 && viridis[4 * warm + 2] < 150, `warm ${viridis.slice(4 * warm, 4 * warm + 3).join(",")}`);
+    assert.ok(viridis[4 * cold] < 120 && viridis[4 * cold + 1] < 80, `cold ${viridis.slice(4 * cold, 4 * cold + 3).join(",")}`);
+  });
+
+  for (const [params, parameter] of [
+    [{ size: "5000,5000" }, "size"],
+    [{ size: "a,b" }, "size"],
+    [{ format: "gif" }, "format"],
+    [{ bbox: "1,2,3" }, "bbox"],
+    [{ bbox: "10,0,0,10" }, "bbox"],
+    [{ imageSR: "999999" }, "imageSR"],
+    [{ bboxSR: "{bad json" }, "bboxSR"],
+    [{ time: "yesterday" }, "time"],
+    [{ sliceId: "12" }, "sliceId"],
+    [{ mosaicRule: '{"multidimensionalDefinition":[{"variableName":"T2M"}]}' }, "mosaicRule"],
+    [{ mosaicRule: '{"multidimensionalDefinition":[{"variableName":"SST","dimensionName":"StdZ","values":[0]}]}' }, "mosaicRule"],
+    [{ renderingRule: '{"rasterFunction":"Hillshade"}' }, "renderingRule"],
+    [{ interpolation: "RSP_Lanczos" }, "interpolation"],
+    [{ pixelType: "C64", format: "tiff" }, "pixelType"],
+    [{ adjustAspectRatio: "maybe" }, "adjustAspectRatio"],
+  ] as const) {
+    it(`400 naming ${parameter} for ${JSON.stringify(params)}`, async () => {
+      const r = (await (await get("exportImage", { ...params, f: "json" })).json()) as { error?: { code: number; details: string[] } };
+      assert.equal(r.error?.code, 400, JSON.stringify(r));
+      assert.match(r.error!.details.join(" "), new RegExp(parameter));
+    });
+  }
+});
+
+describe("download", () => {
+  it("the service as NetCDF-4 opens in xarray with the source's values, coordinates, units and time axis", async () => {
+    // navy_winds_10deg: its time axis is one xarray decodes (the SST climatology's counts from year 0).
+    const winds = "/rest/services/Hosted/navy_winds_10deg/ImageServer";
+    const md = await server.call(`${winds}/multidimensionalInfo`, {}, { method: "GET" });
+    const t = md.multidimensionalInfo.variables[0].dimensions[0].values as number[];
+    const r = await fetch(
+      `${server.url}${winds}/download?${new URLSearchParams({ format: "netcdf", variables: "UWND", time: `${t[10]},${t[13]}` })}`,
+    );
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get("content-type"), "application/x-netcdf");
+    assert.match(r.headers.get("content-disposition") ?? "", /attachment; filename="navy_winds_10deg\.nc"/);
+    const file = join(server.dataDir, "downloaded.nc");
+    await writeFile(file, Buffer.from(await r.arrayBuffer()));
+    const got = xarrayView(file);
+    const source = xarrayView(new URL("../../samples/navy_winds_10deg.nc", import.meta.url).pathname, { time: [10, 11, 12, 13] });
+    assert.deepEqual(Object.keys(got.variables).sort(), ["UWND", "spatial_ref"]); // and the CF grid mapping
+    const u = got.variables.UWND;
+    assert.deepEqual(u.dims, ["time", "lat", "lon"]);
+    assert.deepEqual(u.shape, [4, 19, 36]);
+    assert.equal(u.attrs.units, source.variables.UWND.attrs.units);
+    // The download is north-up, the source south-up: compare rows flipped.
+    const src = source.variables.UWND.values;
+    let valid = 0;
+    for (let k = 0; k < 4; k++)
+      for (let row = 0; row < 19; row++)
+        for (let col = 0; col < 36; col++) {
+          const a = u.values[(k * 19 + row) * 36 + col];
+          const b = src[(k * 19 + (18 - row)) * 36 + col];
+          assert.equal(a, b, `time ${k} row ${row} col ${col}`);
+          if (a !== null) valid++;
+        }
+    assert.ok(valid > 100, `${valid} valid values`);
+    assert.deepEqual(got.coords.lat.values, [...source.coords.lat.values].reverse());
+    assert.deepEqual(got.coords.lon.values, source.coords.lon.values);
+    assert.equal(got.coords.lat.attrs.units, "degrees_north");
+    assert.equal(got.coords.lon.attrs.units, "degrees_east");
+    assert.deepEqual(got.coords.time.values, source.coords.time.values);
+    assert.match(String(got.coords.time.values[0]), /^1982-11-/); // the 11th month of the record
+  });
+
+  it("refuses unknown variables and empty selections naming the parameter, leaving no scratch file", async () => {
+    for (const [params, parameter] of [
+      [{ variables: "T2M" }, "variables"],
+      [{ time: "0,1" }, "time"],
+      [{ format: "grib" }, "format"],
+    ] as const) {
+      const r = (await (await get("download", { ...params, f: "json" })).json()) as { error?: { code: number; details: string[] } };
+      assert.equal(r.error?.code, 400, JSON.stringify(r));
+      assert.match(r.error!.details.join(" "), new RegExp(parameter));
+    }
+    const scratch = await readdir(join(server.dataDir, "tmp")).catch(() => []);
+    assert.deepEqual(scratch, []);
+  });
+});
+
+after(async () => {
+  await rm(join(server.dataDir, "downloaded.nc"), { force: true });
+});
