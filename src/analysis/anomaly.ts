@@ -324,8 +324,10 @@ export interface AnomalyPlan {
   readonly ignoreNoData: boolean;
   /** Spatial window of the source (north-up pixels). */
   readonly window: Window;
-  /** Spatial tile edge; default timeTileEdge(number of slices). */
+  /** Spatial tile edge; default timeTileEdge(number of slices, tileBudgetBytes). */
   readonly tile?: number;
+  /** Memory budget of one tile (default TIME_TILE_BUDGET_BYTES); threads sharing a job split it. */
+  readonly tileBudgetBytes?: number;
 }
 
 export interface AnomalyWalkOptions {
@@ -343,8 +345,8 @@ export function anomalyPixelType(input: PixelType): "F32" | "F64" {
 }
 
 /** The spatial tile edge used for a variable (output chunks are [T, 1..., edge, edge]). */
-export function anomalyTileEdge(v: Variable, plan: Pick<AnomalyPlan, "tile">): number {
-  return plan.tile ?? timeTileEdge(timeDimension(v).values.length);
+export function anomalyTileEdge(v: Variable, plan: Pick<AnomalyPlan, "tile" | "tileBudgetBytes">): number {
+  return plan.tile ?? timeTileEdge(timeDimension(v).values.length, plan.tileBudgetBytes);
 }
 
 /** Bytes of one anomaly output chunk, about: small enough that drawing one slice decodes little. */

@@ -40,6 +40,8 @@ export interface TrendPlan {
   readonly window: Window;
   /** Spatial tile (rows × cols); default from the memory budget (trendTileShape). */
   readonly tile?: { readonly height: number; readonly width: number };
+  /** Memory budget of one tile (default TREND_MEMORY_BUDGET); threads sharing a job split it. */
+  readonly tileBudgetBytes?: number;
 }
 
 export interface TrendVariableLayout {
@@ -125,7 +127,7 @@ export function trendLayout(cube: Cube, plan: TrendPlan): TrendVariableLayout[] 
       ...(bands.length > 1 ? { interval: 1 } : {}),
     };
     const dimensions = [...v.dimensions.filter((_, i) => i !== fitIndex), band];
-    const tile = plan.tile ?? trendTileShape(fit.values.length, bands.length, plan.window, v.chunkShape);
+    const tile = plan.tile ?? trendTileShape(fit.values.length, bands.length, plan.window, v.chunkShape, plan.tileBudgetBytes);
     const m = plan.model;
     const metadata: TrendMetadata = {
       dimension: fit.name,

@@ -1,6 +1,8 @@
 /**
  * GET query strings and POST bodies (urlencoded or multipart) are equivalent everywhere:
- * one merged, string-valued view of a request's parameters. Body wins over query.
+ * one merged, string-valued view of a request's parameters. Body wins over query. Names
+ * match whatever their case, as ArcGIS Server's do (`BBOX`, `imageSR` and `IMAGESR` alike:
+ * some map clients send upper case).
  */
 import type { FastifyRequest } from "fastify";
 
@@ -20,6 +22,19 @@ export function requestParams(request: FastifyRequest): Record<string, string> {
       else if (typeof value !== "object") out[k] = String(value);
     }
   }
-  CACHE.set(request, out);
-  return out;
+  const view = caseInsensitive(out);
+  CACHE.set(request, view);
+  return view;
+}
+
+/** A view of `params` where `view.bboxSR` also finds `BBOXSR` or `bboxsr`; keys and entries stay as sent. */
+function caseInsensitive(params: Record<string, string>): Record<string, string> {
+  const byLower = new Map(Object.keys(params).map((k) => [k.toLowerCase(), k]));
+  return new Proxy(params, {
+    get(target, name) {
+      if (typeof name !== "string" || name in target) return Reflect.get(target, name);
+      const key = byLower.get(name.toLowerCase());
+      return key === undefined ? undefined : target[key];
+    },
+  });
 }

@@ -58,9 +58,11 @@ export function parseEnvelope(text: string, parameter: string): { envelope: Enve
     if (!Number.isFinite(n)) throw new InvalidInputError(`${parameter}.${k} must be a number; got ${JSON.stringify(o[k])}`, { parameter });
     return n;
   };
-  const envelope = { xmin: num("xmin"), ymin: num("ymin"), xmax: num("xmax"), ymax: num("ymax") };
+  // Corners in either order, as ArcGIS Server takes them (esri-leaflet sends ymax before ymin).
+  const [x0, y0, x1, y1] = [num("xmin"), num("ymin"), num("xmax"), num("ymax")];
+  const envelope = { xmin: Math.min(x0, x1), ymin: Math.min(y0, y1), xmax: Math.max(x0, x1), ymax: Math.max(y0, y1) };
   if (!(envelope.xmin < envelope.xmax && envelope.ymin < envelope.ymax)) {
-    throw new InvalidInputError(`${parameter} must have xmin < xmax and ymin < ymax; got ${JSON.stringify(envelope)}`, { parameter });
+    throw new InvalidInputError(`${parameter} must have some width and height; got ${JSON.stringify(envelope)}`, { parameter });
   }
   const sr = o.spatialReference;
   return sr === undefined || sr === null

@@ -15,6 +15,7 @@ import {
   computeAnomaly,
   referenceMismatch,
 } from "../analysis/anomaly.js";
+import { TIME_TILE_BUDGET_BYTES } from "../analysis/tiles.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { sameGrid, windowGrid } from "../cube/grid.js";
 import { type Cube, STD_TIME, type Variable } from "../cube/types.js";
@@ -306,6 +307,7 @@ const anomalyDataset: DatasetTask<AnomalyOptions> = {
       },
     };
   },
+  perThread: (options, threads) => ({ ...options, tileBudgetBytes: TIME_TILE_BUDGET_BYTES / threads }),
   describe: (options) =>
     `Computing ${options.method} (${options.calculationInterval}) of ${options.variables.length} variable(s): ${options.variables.join(", ")}`,
 };

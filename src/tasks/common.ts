@@ -72,6 +72,8 @@ export interface OpenedInput {
 export interface DatasetTask<O> {
   open(options: O): Promise<OpenedInput>;
   describe(options: O): string;
+  /** The options for `threads` threads at once: each thread's share of the memory budget. */
+  perThread?(options: O, threads: number): O;
 }
 
 /** Options every such task has: the context's threads. */
@@ -92,7 +94,10 @@ interface ShardPayload<O> {
  */
 export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>): Pick<TaskDefinition<O>, "run" | "runShard"> {
   return {
-    async run(options, ctx) {
+    async run(given, ctx) {
+      // Threads share the job's memory: each tile is smaller when more run at once.
+      const wanted = threadCount(given.parallelism, ctx.threads, Infinity);
+      const options = wanted > 1 && task.perThread ? task.perThread(given, wanted) : given;
       const input = await task.open(options);
       try {
         return await runIntoDataset(ctx, task.describe(options), async (path) => {

@@ -14,7 +14,7 @@ import {
   BAND_DIMENSION,
   TREND_ATTRIBUTE,
 } from "../analysis/trendModel.js";
-import { type TrendPlan, computeTrend, trendLayout } from "../analysis/trendRaster.js";
+import { TREND_MEMORY_BUDGET, type TrendPlan, computeTrend, trendLayout } from "../analysis/trendRaster.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { windowGrid } from "../cube/grid.js";
 import { type Cube, type Variable, STD_TIME } from "../cube/types.js";
@@ -353,6 +353,7 @@ const trendDataset: DatasetTask<TrendOptions> = {
     const { cube } = applyContext(await openLocation(options.input), options);
     return { cube, ...trendOutput(cube, options), close: () => cube.close() };
   },
+  perThread: (options, threads) => ({ ...options, tileBudgetBytes: TREND_MEMORY_BUDGET / threads }),
   describe: (options) => `Fitting ${options.model.type} trends along ${options.dimension} for ${options.variables.join(", ")}`,
 };
 

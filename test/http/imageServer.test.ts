@@ -135,6 +135,17 @@ describe("exportImage", () => {
     assert.equal(alphaAt(22, 5), 0, "central Africa");
   });
 
+  it("takes bbox corners in either order (esri-leaflet sends ymax first) and parameter names in any case", async () => {
+    const e = info.extent;
+    const same = async (params: Record<string, string>) => Buffer.from(await (await get("exportImage", params)).arrayBuffer());
+    const base = await same({ ...wholeGrid(), format: "png32", sliceId: "1" });
+    assert.ok(base.equals(await same({ ...wholeGrid(), bbox: `${e.xmin},${e.ymax},${e.xmax},${e.ymin}`, format: "png32", sliceId: "1" })));
+    const upper = Object.fromEntries(
+      Object.entries({ ...wholeGrid(), format: "png32", sliceId: "1" }).map(([k, v]) => [k.toUpperCase(), v]),
+    );
+    assert.ok(base.equals(await same(upper)));
+  });
+
   it("f=json gives an href to the same image, with the extent drawn", async () => {
     const params = { ...wholeGrid(), format: "png32", sliceId: "3" };
     const json = (await (await get("exportImage", { ...params, f: "json" })).json()) as {
@@ -188,7 +199,7 @@ describe("exportImage", () => {
     [{ size: "a,b" }, "size"],
     [{ format: "gif" }, "format"],
     [{ bbox: "1,2,3" }, "bbox"],
-    [{ bbox: "10,0,0,10" }, "bbox"],
+    [{ bbox: "10,0,10,10" }, "bbox"],
     [{ imageSR: "999999" }, "imageSR"],
     [{ bboxSR: "{bad json" }, "bboxSR"],
     [{ time: "yesterday" }, "time"],
