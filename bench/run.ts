@@ -6,8 +6,10 @@
  *   reading the same time steps as whole slices (what a slice-at-a-time reader does);
  * - convert: NetCDF-3 -> Zarr v3 (zstd) of the same cube; the peer is copying its bytes;
  * - anomaly (bench/anomaly.ts): RECURRING_MONTHLY anomaly of a daily cube over 2 GB, time
- *   and peak RSS, against decoding and writing the cube once.
- * Usage: npm run bench [-- --only tiles|anomaly] [--times 1000] [--anomaly-times 2100]
+ *   and peak RSS, against decoding and writing the cube once; as a job on 2 threads vs 1;
+ * - export (bench/exportImage.ts): median warm and cold latency of a 512×512 PNG exportImage
+ *   on a 1440×720 grid.
+ * Usage: npm run bench [-- --only tiles|anomaly|export] [--times 1000] [--anomaly-times 2100]
  * (outputs go to bench/out/, git-ignored)
  */
 import { execFile } from "node:child_process";
@@ -19,6 +21,7 @@ import { wholeCubePlan } from "../src/tasks/plan.js";
 import { writeSubset } from "../src/tasks/subset.js";
 import { writeBigCube } from "../test/helpers/bigCube.js";
 import { benchAnomaly } from "./anomaly.js";
+import { benchExportImage } from "./exportImage.js";
 
 const run = promisify(execFile);
 const { values } = parseArgs({
@@ -48,8 +51,10 @@ async function measureTile(path: string, wholeSlices: boolean): Promise<TileMeas
 }
 
 const rows: string[][] = [["measure", "Strata", "peer", "ratio"]];
-if (values.only !== "anomaly") rows.push(...(await benchTiles()));
-if (values.only !== "tiles") rows.push(...(await benchAnomaly(out, Number(values["anomaly-times"]))));
+const only = (what: string) => values.only === undefined || values.only === what;
+if (only("tiles")) rows.push(...(await benchTiles()));
+if (only("anomaly")) rows.push(...(await benchAnomaly(out, Number(values["anomaly-times"]))));
+if (only("export")) rows.push(...(await benchExportImage(out)));
 const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
 for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));
 

@@ -1,7 +1,8 @@
 /**
  * Hosted image services (SPEC §11): the root resource, `multidimensionalInfo`,
  * `keyProperties`, `slices`, `exportImage` (images served with an ETag from a bounded
- * cache; f=json answers an href under `output/`) and `download` (NetCDF-4).
+ * cache; f=json answers an href under `output/`), `download` (NetCDF-4); identify,
+ * getSamples and computeStatisticsHistograms are in imageQueries.ts.
  */
 import { createReadStream } from "node:fs";
 import { rm, stat } from "node:fs/promises";
@@ -19,6 +20,7 @@ import { listSlices, sliceDefinition } from "../services/slices.js";
 import { datasetIdOf } from "../services/publish.js";
 import { HOSTED_FOLDER } from "../services/urls.js";
 import { viewerOf } from "./auth.js";
+import { registerImageQueries } from "./imageQueries.js";
 import type { AppContext } from "./context.js";
 import { requestParams } from "./params.js";
 import { resource } from "./route.js";
@@ -103,6 +105,8 @@ export function registerImageServer(app: FastifyInstance, ctx: AppContext): void
       page: () => ({ title: `${name}: exportImage`, breadcrumbs: crumbs(name), rows: [{ label: "Image", href: body.href }], json: body }),
     };
   });
+
+  registerImageQueries(app, ctx, base, openService);
 
   resource(app, `${base}/download`, async (request, reply) => {
     const { name, dataset } = await openService(ctx, request);

@@ -219,6 +219,73 @@ describe("exportImage", () => {
   }
 });
 
+describe("identify, getSamples, computeStatisticsHistograms over HTTP", () => {
+  /** The centre of grid cell (row, col), north-up, in the service's coordinates. */
+  const centre = (row: number, col: number) => ({ x: info.extent.xmin + 4 * col + 2, y: info.extent.ymax - 4 * row - 2 });
+  const slice = (index: number) => golden.slices.find((s) => s.index === index)!;
+  const query = async (path: string, params: Record<string, string>) =>
+    (await (await get(path, { ...params, f: "json" })).json()) as Record<string, unknown>;
+
+  it("identify with processAsMultidimensional gives every month's value at a cell, as xarray reads them", async () => {
+    const cell = slice(0).values.findIndex((v, i) => v !== null && slice(6).values[i] !== null && i > 45 * 20);
+    const [row, col] = [Math.floor(cell / 90), cell % 90];
+    const p = centre(row, col);
+    const r = await query("identify", {
+      geometry: JSON.stringify({ ...p, spatialReference: { wkid: 4326 } }),
+      geometryType: "esriGeometryPoint",
+      sliceId: "6",
+      processAsMultidimensional: "true",
+    });
+    assert.equal(Math.fround(Number(r.value)), Math.fround(slice(6).values[cell]!));
+    const series = r.dataSeries as { value: (number | null)[]; multidimensionalDefinition: { values: number[] }[] }[];
+    assert.equal(series.length, 12);
+    assert.equal(series[0].value[0], Math.fround(slice(0).values[cell]!));
+    assert.equal(series[6].value[0], Math.fround(slice(6).values[cell]!));
+    assert.deepEqual(
+      series.map((s) => s.multidimensionalDefinition[0].values[0]),
+      times,
+    );
+  });
+
+  it("getSamples along a line and statistics over the whole grid agree with xarray's slice", async () => {
+    const values = slice(0).values;
+    const valid = values.filter((v): v is number => v !== null).map(Math.fround);
+    const e = info.extent;
+    const stats = await query("computeStatisticsHistograms", {
+      geometry: JSON.stringify({ xmin: e.xmin, ymin: e.ymin, xmax: e.xmax, ymax: e.ymax, spatialReference: { wkid: 4326 } }),
+      geometryType: "esriGeometryEnvelope",
+      sliceId: "0",
+    });
+    const s = (stats.statistics as { min: number; max: number; mean: number; count: number }[])[0];
+    assert.equal(s.count, valid.length);
+    assert.equal(s.min, Math.min(...valid));
+    assert.equal(s.max, Math.max(...valid));
+    assert.ok(Math.abs(s.mean - valid.reduce((a, b) => a + b, 0) / valid.length) < 1e-9);
+    const [a, b] = [centre(20, 10), centre(20, 30)];
+    const samples = await query("getSamples", {
+      geometry: JSON.stringify({
+        paths: [
+          [
+            [a.x, a.y],
+            [b.x, b.y],
+          ],
+        ],
+        spatialReference: { wkid: 4326 },
+      }),
+      geometryType: "esriGeometryPolyline",
+      sampleCount: "21",
+      sliceId: "0",
+    });
+    const got = (samples.samples as { value: string }[]).map((x) => x.value);
+    assert.equal(got.length, 21);
+    got.forEach((v, k) => {
+      const want = values[20 * 90 + 10 + k];
+      // Values come as the shortest text of their float32.
+      assert.equal(v === "NoData" ? null : Math.fround(Number(v)), want === null ? null : Math.fround(want), `sample ${k}`);
+    });
+  });
+});
+
 describe("download", () => {
   it("the service as NetCDF-4 opens in xarray with the source's values, coordinates, units and time axis", async () => {
     // navy_winds_10deg: its time axis is one xarray decodes (the SST climatology's counts from year 0).

@@ -1,0 +1,224 @@
+/**
+ * identify (SPEC §11): the value of a service at a map point, as the ArcGIS ImageServer
+ * answers it. The point takes the geometry's spatial reference, else `sr`, else the
+ * service's; the value is the cell containing the point (no interpolation), "NoData"
+ * outside the grid or at nodata. With `processAsMultidimensional=true` it also gives every
+ * slice's value of the chosen variable at that cell, read as one time series per
+ * combination of the other dimensions (a 1×1 window through the whole time axis).
+ */
+import type { ResolvedCrs } from "../analysis/crs.js";
+import { InvalidInputError } from "../cube/errors.js";
+import { type Cube, type Grid, STD_TIME, type Variable } from "../cube/types.js";
+import { spatialReference } from "./info.js";
+import { type Slice, listSlices, selectSlice, sliceDefinition } from "./slices.js";
+import { type MapPoint, gridCrs, parseGeometry, parseSpatialReference, pixelMapper } from "./spatial.js";
+
+/** A cell of the service grid (north-up row, west-east column). */
+export interface Cell {
+  readonly col: number;
+  readonly row: number;
+}
+
+/** One slice's value in identify's `dataSeries` (ArcGIS JS API's RasterSliceValue). */
+export interface RasterSliceValue {
+  readonly value: (number | null)[];
+  readonly multidimensionalDefinition: Record<string, unknown>[];
+}
+
+/** The identify response (ArcGIS ImageServer's, plus `dataSeries` when multidimensional). */
+export interface IdentifyResult {
+  readonly objectId: 0;
+  readonly name: "Pixel";
+  readonly value: string;
+  readonly location: { readonly x: number; readonly y: number; readonly spatialReference: Record<string, unknown> };
+  readonly properties: { readonly Values: string[] } | null;
+  readonly catalogItems: null;
+  readonly catalogItemVisibilities: readonly number[];
+  readonly dataSeries?: RasterSliceValue[];
+}
+
+/**
+ * Identify the service's value at a point.
+ * @example
+ * // the navy winds, UWND at 140.6°E 35.3°N (its first month):
+ * await identify(cube, { geometry: '{"x":140.6,"y":35.3,"spatialReference":{"wkid":4326}}', time: "380059200000" });
+ * // { objectId: 0, name: "Pixel", value: "4.7906556", location: {...}, properties: null, catalogItems: null, catalogItemVisibilities: [] }
+ * await identify(cube, { geometry: "140.6,35.3", processAsMultidimensional: "true" });
+ * // ... properties: { Values: ["4.7906556", "2.637336", ...] },
+ * //     dataSeries: [{ value: [4.790655612945557], multidimensionalDefinition: [{ variableName: "UWND", dimensionName: "StdTime", ... }] }, ...]
+ */
+export async function identify(cube: Cube, params: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<IdentifyResult> {
+  const { geometry, spatialReference: given } = parseGeometry(params.geometry, params.geometryType, ["point"]);
+  const crs = queryCrs(cube.grid, given, params.sr);
+  if (geometry.type !== "point") throw new InvalidInputError("geometry must be an esriGeometryPoint", { parameter: "geometry" });
+  const point = geometry.points[0];
+  const multidimensional = booleanParam(params.processAsMultidimensional, false, "processAsMultidimensional");
+  const sliceParams = { sliceId: params.sliceId, mosaicRule: params.mosaicRule, time: params.time, variableName: params.variableName };
+  const slice = selectSlice(cube, sliceParams);
+  const cell = cellLocator(cube.grid, crs)(point);
+  const location = { x: point.x, y: point.y, spatialReference: crsJson(cube.grid, crs) };
+  // Keys in the order ArcGIS writes them.
+  const result = (value: string, properties: IdentifyResult["properties"]): IdentifyResult => ({
+    objectId: 0,
+    name: "Pixel",
+    value,
+    location,
+    properties,
+    catalogItems: null,
+    catalogItemVisibilities: [],
+  });
+  if (!multidimensional) {
+    const value = slice && cell ? await cellValue(slice, cell, signal) : null;
+    return result(pixelText(value, slice?.variable), null);
+  }
+  const variable = slice?.variable ?? chosenVariable(cube, sliceParams);
+  const slices = listSlices(cube).filter((s) => s.variable === variable);
+  const values = cell ? await seriesAt(variable, cell, signal) : slices.map(() => null);
+  const selected = slice ? slices.findIndex((s) => s.indices.every((i, d) => i === slice.indices[d])) : -1;
+  return {
+    ...result(pixelText(selected >= 0 ? values[selected] : null, variable), { Values: values.map((v) => pixelText(v, variable)) }),
+    dataSeries: slices.map((s, k) => ({ value: [values[k]], multidimensionalDefinition: sliceDefinition(s) })),
+  };
+}
+
+/**
+ * The spatial reference of a query's geometry: its own, else `sr`, else the service's.
+ * @example
+ * queryCrs(cube.grid, undefined, "102100").crs.epsg; // 3857
+ */
+export function queryCrs(grid: Grid, own: ResolvedCrs | undefined, sr: string | undefined): ResolvedCrs {
+  return own ?? parseSpatialReference(sr, "sr") ?? gridCrs(grid);
+}
+
+/**
+ * The ArcGIS spatialReference object of a query CRS.
+ * @example
+ * crsJson(cube.grid, queryCrs(cube.grid, undefined, "3857")); // { wkid: 102100, latestWkid: 3857 }
+ */
+export function crsJson(grid: Grid, crs: ResolvedCrs): Record<string, unknown> {
+  return spatialReference({ ...grid, crs: crs.crs });
+}
+
+/**
+ * Where map points of `crs` fall in the grid: the cell containing the point (a point on a
+ * cell edge goes to the cell east / south of it), or undefined outside the grid or where the
+ * point has no image in the grid's CRS.
+ * @example
+ * cellLocator(grid, gridCrs(grid))({ x: 21, y: 89 }); // { col: 0, row: 0 } on the navy winds grid
+ */
+export function cellLocator(grid: Grid, crs: ResolvedCrs): (p: MapPoint) => Cell | undefined {
+  const toPixel = pixelMapper(grid, crs);
+  return (p) => {
+    const [x, y] = toPixel(p);
+    const col = Math.floor(x);
+    const row = Math.floor(y);
+    // NaN fails both comparisons, so points without an image land here too.
+    if (!(col >= 0 && col < grid.width && row >= 0 && row < grid.height)) return undefined;
+    return { col, row };
+  };
+}
+
+/**
+ * True when a decoded value is nodata for the variable (NaN always is).
+ * @example
+ * isNodata(-99.9000015258789, uwnd); // true
+ */
+export function isNodata(value: number, variable: Variable): boolean {
+  return value !== value || value === variable.nodata;
+}
+
+/**
+ * A value as identify and getSamples write it: "NoData" for none, float32 values in the
+ * fewest digits that read back as the same float32 (as ArcGIS shows them), others as is.
+ * @example
+ * pixelText(-3.700000047683716, uwnd); // "-3.7"
+ */
+export function pixelText(value: number | null, variable: Variable | undefined): string {
+  if (value === null || !variable || isNodata(value, variable)) return "NoData";
+  if (variable.pixelType !== "F32") return String(value);
+  for (let digits = 1; digits < 9; digits++) {
+    const text = String(Number(value.toPrecision(digits)));
+    if (Math.fround(Number(text)) === value) return text;
+  }
+  return String(Number(value.toPrecision(9)));
+}
+
+/**
+ * A boolean request parameter ("true"/"false", any case), or a 400 naming it.
+ * @example
+ * booleanParam("TRUE", false, "returnFirstValueOnly"); // true
+ */
+export function booleanParam(text: string | undefined, fallback: boolean, parameter: string): boolean {
+  if (text === undefined || text.trim() === "") return fallback;
+  const t = text.trim().toLowerCase();
+  if (t === "true") return true;
+  if (t === "false") return false;
+  throw new InvalidInputError(`${parameter} must be true or false; got "${text}"`, { parameter });
+}
+
+/** One cell of one slice, or null at nodata. */
+async function cellValue(slice: Slice, cell: Cell, signal?: AbortSignal): Promise<number | null> {
+  const slab = await slice.variable.read({
+    dims: slice.indices.map((i) => [i, i + 1] as const),
+    window: { x: cell.col, y: cell.row, width: 1, height: 1 },
+    signal,
+  });
+  const v = slab.data[0];
+  return isNodata(v, slice.variable) ? null : v;
+}
+
+/**
+ * Every slice's value of `variable` at a cell, in slice order (last dimension fastest), null
+ * at nodata. One read per combination of the dimensions other than time: NetCDF stores a
+ * slice per chunk or record, so a 1×1 column through time touches each once.
+ */
+async function seriesAt(variable: Variable, cell: Cell, signal?: AbortSignal): Promise<(number | null)[]> {
+  const sizes = variable.dimensions.map((d) => d.values.length);
+  const total = sizes.reduce((n, s) => n * s, 1);
+  const out = new Array<number | null>(total).fill(null);
+  if (total === 0) return out;
+  const window = { x: cell.col, y: cell.row, width: 1, height: 1 };
+  if (sizes.length === 0) {
+    const v = (await variable.read({ window, signal })).data[0];
+    out[0] = isNodata(v, variable) ? null : v;
+    return out;
+  }
+  const timeAxis = Math.max(
+    0,
+    variable.dimensions.findIndex((d) => d.name === STD_TIME),
+  );
+  const strides = sizes.map((_, d) => sizes.slice(d + 1).reduce((n, s) => n * s, 1));
+  const combos = total / sizes[timeAxis];
+  for (let k = 0; k < combos; k++) {
+    // Index of every other dimension for this combination (the time axis counts as size 1).
+    const at = new Array<number>(sizes.length).fill(0);
+    let rem = k;
+    for (let d = sizes.length - 1; d >= 0; d--) {
+      if (d === timeAxis) continue;
+      at[d] = rem % sizes[d];
+      rem = Math.floor(rem / sizes[d]);
+    }
+    const dims = sizes.map((s, d) => (d === timeAxis ? ([0, s] as const) : ([at[d], at[d] + 1] as const)));
+    const slab = await variable.read({ dims, window, signal });
+    const offset = at.reduce((n, i, d) => n + i * strides[d], 0);
+    for (let t = 0; t < sizes[timeAxis]; t++) {
+      const v = slab.data[t];
+      out[offset + t * strides[timeAxis]] = isNodata(v, variable) ? null : v;
+    }
+  }
+  return out;
+}
+
+/**
+ * The variable a request means when its dimension values match no slice: the one its mosaic
+ * rule or variableName names (selectSlice has already checked that it exists), else the first.
+ */
+function chosenVariable(cube: Cube, params: { mosaicRule?: string; variableName?: string }): Variable {
+  let named = params.variableName;
+  if (params.mosaicRule?.trim()) {
+    const rule = JSON.parse(params.mosaicRule) as { multidimensionalDefinition?: { variableName?: unknown }[] | null };
+    const fromRule = (rule.multidimensionalDefinition ?? []).find((d) => typeof d.variableName === "string" && d.variableName !== "");
+    if (fromRule) named = fromRule.variableName as string;
+  }
+  return selectSlice(cube, { variableName: named })?.variable ?? cube.variables[0];
+}
