@@ -8,14 +8,14 @@ import { createReadStream } from "node:fs";
 import { rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { NotFoundError } from "../cube/errors.js";
+import { InvalidInputError, NotFoundError } from "../cube/errors.js";
 import { canRead } from "../portal/access.js";
 import { AuthError } from "../portal/errors.js";
 import { getItemByServiceName } from "../portal/items.js";
 import { writeDownload } from "../services/download.js";
 import { type ExportedImage, planExport, renderExport } from "../services/exportImage.js";
 import { imageKey } from "../services/imageCache.js";
-import { imageServiceInfo, multidimensionalInfo, spatialReference } from "../services/info.js";
+import { type DimensionValues, imageServiceInfo, multidimensionalInfo, spatialReference } from "../services/info.js";
 import { listSlices, sliceDefinition } from "../services/slices.js";
 import { datasetIdOf } from "../services/publish.js";
 import { HOSTED_FOLDER } from "../services/urls.js";
@@ -57,8 +57,7 @@ export function registerImageServer(app: FastifyInstance, ctx: AppContext): void
 
   resource(app, `${base}/multidimensionalInfo`, async (request) => {
     const { name, dataset } = await openService(ctx, request);
-    const values = (requestParams(request).returnDimensionValues ?? "true").toLowerCase() !== "false";
-    const body = multidimensionalInfo(dataset.cube, dataset.statistics, values);
+    const body = multidimensionalInfo(dataset.cube, dataset.statistics, dimensionValues(requestParams(request).returnDimensionValues));
     return { body, page: () => ({ title: `${name}: multidimensional info`, breadcrumbs: crumbs(name), json: body }) };
   });
 
@@ -129,6 +128,17 @@ export function registerImageServer(app: FastifyInstance, ctx: AppContext): void
     const image = ctx.images.get(key);
     if (!image) return reply.code(404).type("text/plain").send("This image is no longer held; export it again.");
     return sendImage(request, reply, image, key, item.access === "public");
+  });
+}
+
+/** returnDimensionValues: always (default; also "true"), never ("false") or ifIrregular. */
+function dimensionValues(text: string | undefined): DimensionValues {
+  const t = (text ?? "").trim().toLowerCase();
+  if (t === "" || t === "always" || t === "true") return "always";
+  if (t === "never" || t === "false") return "never";
+  if (t === "ifirregular") return "ifIrregular";
+  throw new InvalidInputError(`returnDimensionValues must be always, never or ifIrregular; got "${text}"`, {
+    parameter: "returnDimensionValues",
   });
 }
 

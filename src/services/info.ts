@@ -109,8 +109,15 @@ export function imageServiceInfo(
   };
 }
 
+/** Which dimensions list their values: ArcGIS's returnDimensionValues. */
+export type DimensionValues = "always" | "never" | "ifIrregular";
+
 /** The `multidimensionalInfo` resource; StdTime values in epoch milliseconds. */
-export function multidimensionalInfo(cube: Cube, stats: StatisticsByVariable, returnDimensionValues = true): Record<string, unknown> {
+export function multidimensionalInfo(
+  cube: Cube,
+  stats: StatisticsByVariable,
+  returnDimensionValues: DimensionValues = "always",
+): Record<string, unknown> {
   return {
     multidimensionalInfo: {
       variables: cube.variables.map((v) => {
@@ -127,7 +134,9 @@ export function multidimensionalInfo(cube: Cube, stats: StatisticsByVariable, re
             hasRegularIntervals: d.interval !== undefined,
             ...(d.interval !== undefined ? { interval: d.interval, intervalUnit: d.intervalUnit ?? d.unit } : {}),
             hasRanges: false,
-            ...(returnDimensionValues ? { values: [...d.values] } : {}),
+            ...(returnDimensionValues === "always" || (returnDimensionValues === "ifIrregular" && d.interval === undefined)
+              ? { values: [...d.values] }
+              : {}),
           })),
           statistics: s ? [{ min: s.min, max: s.max, mean: s.mean, standardDeviation: s.stddev, count: s.count }] : [],
         };

@@ -68,6 +68,21 @@ async function tiffValues(
   };
 }
 
+describe("multidimensionalInfo", () => {
+  it("returnDimensionValues: always by default, never leaves them out, a bad value is a 400", async () => {
+    const dims = async (v?: string) => {
+      const r = await server.call(`${SERVICE}/multidimensionalInfo`, v === undefined ? {} : { returnDimensionValues: v }, {
+        method: "GET",
+      });
+      return r.multidimensionalInfo?.variables[0].dimensions[0] ?? r;
+    };
+    assert.equal((await dims()).values.length, 12);
+    assert.equal((await dims("never")).values, undefined);
+    assert.equal((await dims("always")).values.length, 12);
+    assert.equal((await dims("sometimes")).error.code, 400);
+  });
+});
+
 describe("exportImage", () => {
   for (const index of [0, 6]) {
     it(`format=tiff of slice ${index} equals xarray's values of that slice`, async () => {
