@@ -11,6 +11,8 @@ import type { AppContext } from "./context.js";
 import { HttpError } from "./errors.js";
 import { registerGpServer } from "./gpServer.js";
 import { registerImageServer } from "./imageServer.js";
+import { registerUploads } from "./uploads.js";
+import { registerWebApp } from "./webApp.js";
 import { sendError } from "./respond.js";
 import { registerRest } from "./rest.js";
 import { registerSharing } from "./sharing.js";
@@ -55,6 +57,8 @@ export async function buildServer(ctx: AppContext, options: { logger?: boolean |
       registerRest(scoped, ctx);
       registerGpServer(scoped, ctx);
       registerImageServer(scoped, ctx);
+      registerUploads(scoped, ctx);
+      registerWebApp(scoped);
     },
     { prefix: ctx.basePath },
   );

@@ -112,6 +112,32 @@ export function registerSharing(app: FastifyInstance, ctx: AppContext): void {
     return { body: userJson(ctx, { username, role: getUserOrThrow(ctx, username).role }) };
   });
 
+  // Items the caller may read: `q` matches title, tags, type, owner or snippet (words, any
+  // case); `num` (default 10, at most 100) and `start` (1-based) page; newest first.
+  resource(app, "/sharing/rest/search", (request) => {
+    const viewer = optionalViewer(ctx, request);
+    const p = requestParams(request);
+    const num = p.num?.trim() ? Number(p.num) : 10;
+    const start = p.start?.trim() ? Number(p.start) : 1;
+    if (!Number.isInteger(num) || num < 0 || num > 100)
+      throw new InvalidInputError(`num must be 0 to 100; got "${p.num}"`, { parameter: "num" });
+    if (!Number.isInteger(start) || start < 1)
+      throw new InvalidInputError(`start must be 1 or more; got "${p.start}"`, { parameter: "start" });
+    const words = (p.q ?? "")
+      .toLowerCase()
+      .split(/\s+/)
+      .filter((w) => w !== "" && w !== "*");
+    const matches = listItems(ctx.db, { viewer })
+      .filter((item) => {
+        const text = [item.title, item.type, item.owner, item.snippet, ...item.tags].join(" ").toLowerCase();
+        return words.every((w) => text.includes(w));
+      })
+      .reverse();
+    const page = matches.slice(start - 1, start - 1 + num);
+    const next = start - 1 + num < matches.length ? start + num : -1;
+    return { body: { query: p.q ?? "", total: matches.length, start, num, nextStart: next, results: page.map(itemJson) } };
+  });
+
   resource(app, "/sharing/rest/content/items/:id", (request) => {
     const viewer = viewerOf(ctx.db, request, ctx.allowAnonymous);
     return { body: itemJson(readableItem(ctx, viewer, (request.params as { id: string }).id)) };
