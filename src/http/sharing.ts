@@ -112,7 +112,7 @@ export function registerSharing(app: FastifyInstance, ctx: AppContext): void {
     return { body: userJson(ctx, { username, role: getUserOrThrow(ctx, username).role }) };
   });
 
-  // Items the caller may read: `q` matches title, tags, type, owner or snippet (words, any
+  // Items the caller may read: `q` matches title, tags, type, owner, snippet or service name (words, any
   // case); `num` (default 10, at most 100) and `start` (1-based) page; newest first.
   resource(app, "/sharing/rest/search", (request) => {
     const viewer = optionalViewer(ctx, request);
@@ -129,7 +129,7 @@ export function registerSharing(app: FastifyInstance, ctx: AppContext): void {
       .filter((w) => w !== "" && w !== "*");
     const matches = listItems(ctx.db, { viewer })
       .filter((item) => {
-        const text = [item.title, item.type, item.owner, item.snippet, ...item.tags].join(" ").toLowerCase();
+        const text = [item.title, item.type, item.owner, item.snippet, item.serviceName ?? "", ...item.tags].join(" ").toLowerCase();
         return words.every((w) => text.includes(w));
       })
       .reverse();

@@ -11,7 +11,7 @@ import { type Viewer, canRead, canRunAnalysis } from "../portal/access.js";
 import { AuthError } from "../portal/errors.js";
 import { createItem, getItem } from "../portal/items.js";
 import { sameUsername } from "../portal/users.js";
-import { datasetIdOf, publishOutput } from "../services/publish.js";
+import { datasetFile, datasetIdOf, publishOutput } from "../services/publish.js";
 import { storeUpload } from "../services/upload.js";
 import { wholeCubePlan } from "../tasks/plan.js";
 import { writeSubset } from "../tasks/subset.js";
@@ -32,7 +32,12 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
       if (!Buffer.isBuffer(file))
         throw new InvalidInputError("file is required: send the raster as the multipart field file", { parameter: "file" });
       const name = p.filename?.trim() || p.title?.trim() || "upload";
-      const { datasetId, type, cube } = await storeUpload(ctx.store, name, new Uint8Array(file.buffer, file.byteOffset, file.byteLength));
+      const {
+        datasetId,
+        type,
+        file: dataFile,
+        cube,
+      } = await storeUpload(ctx.store, name, new Uint8Array(file.buffer, file.byteOffset, file.byteLength));
       await cube.close();
       const { folderId } = request.params as { folderId?: string };
       const item = createItem(ctx.db, owner, {
@@ -44,7 +49,7 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
           .map((t) => t.trim())
           .filter((t) => t !== ""),
         folderId: folderId ?? null,
-        properties: { datasetId, fileName: name },
+        properties: { datasetId, fileName: name, ...(dataFile ? { file: dataFile } : {}) },
       });
       return { body: { success: true, id: item.id, folder: item.folderId ?? "" } };
     });
@@ -70,9 +75,10 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
           parameter: "publishParameters",
         });
       }
-      const cube = await openCube(
-        await ctx.store.resolve(datasetId).catch(() => Promise.reject(new NotFoundError(`the data of item ${source.id} is missing`))),
-      );
+      const dir = await ctx.store
+        .resolve(datasetId)
+        .catch(() => Promise.reject(new NotFoundError(`the data of item ${source.id} is missing`)));
+      const cube = await openCube(datasetFile(dir, source));
       const pending = await ctx.store.begin();
       try {
         await writeSubset(cube, wholeCubePlan(cube), pending.path);

@@ -4,6 +4,7 @@
  * the existing item at a new dataset in one UPDATE (atomic for readers), then removes the
  * old dataset. Item id and URL never change on update.
  */
+import { join } from "node:path";
 import { InvalidInputError } from "../cube/errors.js";
 import { canWrite, type Viewer } from "../portal/access.js";
 import { createItem, getItem, getItemByServiceName, updateItem } from "../portal/items.js";
@@ -68,4 +69,15 @@ export function datasetIdOf(item: { properties: Record<string, unknown> }): stri
 /** Whether the viewer may replace this service's data. */
 export function canUpdateService(viewer: Viewer, item: { owner: string; serviceName: string | null }): boolean {
   return item.serviceName !== null && canWrite(viewer, item);
+}
+
+/**
+ * Where an item's raster is: its dataset directory (a Zarr store), or the single file an
+ * upload put in it (`properties.file`).
+ * @example
+ * const path = datasetFile(await store.resolve(datasetIdOf(item)!), item);
+ */
+export function datasetFile(dir: string, item: { properties: Record<string, unknown> }): string {
+  const file = item.properties.file;
+  return typeof file === "string" && /^[A-Za-z0-9_-]+\.[a-z0-9]+$/.test(file) ? join(dir, file) : dir;
 }

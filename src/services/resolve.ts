@@ -13,7 +13,7 @@ import type { DataStoreRegistry } from "../store/dataStores.js";
 import type { MetadataDb } from "../store/metadataDb.js";
 import type { RasterStore } from "../store/rasterStore.js";
 import type { InputLocation, OutputTarget, ParseEnv } from "../tasks/types.js";
-import { canUpdateService, datasetIdOf } from "./publish.js";
+import { canUpdateService, datasetFile, datasetIdOf } from "./publish.js";
 import { type ServerUrls, hostedServiceName } from "./urls.js";
 
 export interface ResolveDeps {
@@ -128,7 +128,7 @@ async function itemLocation(
   const datasetId = datasetIdOf(item);
   if (!datasetId) throw new InvalidInputError(`${parameter}: item ${item.id} has no raster data`, { parameter });
   try {
-    return { path: await deps.store.resolve(datasetId) };
+    return { path: datasetFile(await deps.store.resolve(datasetId), item) };
   } catch (e) {
     if (e instanceof NotFoundError)
       throw new InvalidInputError(`${parameter}: the data of item ${item.id} is missing from the raster store`, { parameter });

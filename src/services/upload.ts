@@ -15,6 +15,9 @@ import type { RasterStore } from "../store/rasterStore.js";
 /** What an upload was, as an item type. */
 export type UploadType = "NetCDF" | "GeoTIFF" | "Zarr" | "HDF5";
 
+/** The name an uploaded single-file raster has inside its dataset directory. */
+const FILE_NAME = { NetCDF: "data.nc", GeoTIFF: "data.tif", HDF5: "data.h5" } as const;
+
 /** Largest unpacked size of a zipped Zarr store. */
 export const MAX_UNZIPPED_BYTES = 4 * 1024 ** 3;
 
@@ -28,31 +31,27 @@ export async function storeUpload(
   store: RasterStore,
   fileName: string,
   bytes: Uint8Array,
-): Promise<{ datasetId: string; type: UploadType; cube: Cube }> {
+): Promise<{ datasetId: string; type: UploadType; file?: string; cube: Cube }> {
   if (bytes.byteLength === 0) throw new InvalidInputError("file is empty", { parameter: "file" });
+  const zip = bytes[0] === 0x50 && bytes[1] === 0x4b;
+  const type: UploadType = zip ? "Zarr" : /\.tiff?$/i.test(fileName) ? "GeoTIFF" : /\.(h5|hdf5?|he5)$/i.test(fileName) ? "HDF5" : "NetCDF";
+  // A dataset is a directory: a Zarr store is one, a single file sits in one.
+  const file = type === "Zarr" ? undefined : FILE_NAME[type];
   const pending = await store.begin();
   try {
-    const zip = bytes[0] === 0x50 && bytes[1] === 0x4b;
     if (zip) await unpackZarr(bytes, pending.path);
-    else await writeFile(pending.path, bytes);
+    else await writeFile(join(pending.path, file!), bytes);
     let cube: Cube;
     try {
-      cube = await openCube(pending.path);
+      cube = await openCube(file ? join(pending.path, file) : pending.path);
     } catch (e) {
       if (e instanceof StrataError)
         throw new InvalidInputError(`file ${fileName} is not a raster Strata can read: ${e.message}`, { parameter: "file", cause: e });
       throw e;
     }
-    const type: UploadType = zip
-      ? "Zarr"
-      : /\.tiff?$/i.test(fileName)
-        ? "GeoTIFF"
-        : bytes[0] === 0x89 && /\.(h5|hdf5?|he5)$/i.test(fileName)
-          ? "HDF5"
-          : "NetCDF";
     await cube.close();
     const path = await pending.commit();
-    return { datasetId: pending.id, type, cube: await openCube(path) };
+    return { datasetId: pending.id, type, ...(file ? { file } : {}), cube: await openCube(file ? join(path, file) : path) };
   } catch (e) {
     await pending.abort();
     throw e;
