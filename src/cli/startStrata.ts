@@ -25,9 +25,8 @@ import type { ServerUrls } from "../services/urls.js";
 import { createDataStoreRegistry } from "../store/dataStores.js";
 import { type MetadataDb, openMetadataDb } from "../store/metadataDb.js";
 import { type RasterStore, openRasterStore } from "../store/rasterStore.js";
-import { wholeCubePlan } from "../tasks/plan.js";
 import { TASKS } from "../tasks/registry.js";
-import { writeSubset } from "../tasks/subset.js";
+import { copyIntoStore } from "../tasks/subset.js";
 import type { OutputTarget, RunOutput } from "../tasks/types.js";
 import type { ServeConfig } from "./serveConfig.js";
 
@@ -174,13 +173,9 @@ async function publishSamples(db: MetadataDb, store: RasterStore, urls: ServerUr
     const name = basename(file, extname(file));
     if (getItemByServiceName(db, name)) continue;
     const cube = await openCube(join(dir, file));
-    const pending = await store.begin();
+    let datasetId: string;
     try {
-      await writeSubset(cube, wholeCubePlan(cube), pending.path);
-      await pending.commit();
-    } catch (e) {
-      await pending.abort();
-      throw e;
+      datasetId = await copyIntoStore(store, cube);
     } finally {
       await cube.close();
     }
@@ -191,7 +186,7 @@ async function publishSamples(db: MetadataDb, store: RasterStore, urls: ServerUr
       urls,
       { kind: "create", serviceName: name, itemProperties: { title, tags: ["sample"] } },
       "admin",
-      pending.id,
+      datasetId,
     );
     shareItem(db, itemId, "public");
   }

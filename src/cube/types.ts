@@ -10,6 +10,19 @@ export type PixelType = "U8" | "S8" | "U16" | "S16" | "U32" | "S32" | "F32" | "F
 
 export type TypedArray = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
 
+/** The typed array class that holds each pixel type. */
+export const PIXEL_ARRAYS: Readonly<Record<PixelType, { new (length: number): TypedArray; from(values: ArrayLike<number>): TypedArray }>> =
+  {
+    U8: Uint8Array,
+    S8: Int8Array,
+    U16: Uint16Array,
+    S16: Int16Array,
+    U32: Uint32Array,
+    S32: Int32Array,
+    F32: Float32Array,
+    F64: Float64Array,
+  };
+
 /** Name ArcGIS gives a CF time axis. */
 export const STD_TIME = "StdTime";
 /** Name ArcGIS gives a vertical axis (height: depths are stored negative). */

@@ -13,8 +13,7 @@ import { createItem, getItem } from "../portal/items.js";
 import { sameUsername } from "../portal/users.js";
 import { datasetFile, datasetIdOf, publishOutput } from "../services/publish.js";
 import { storeUpload } from "../services/upload.js";
-import { wholeCubePlan } from "../tasks/plan.js";
-import { writeSubset } from "../tasks/subset.js";
+import { copyIntoStore } from "../tasks/subset.js";
 import { openCube } from "../io/open.js";
 import { signedIn } from "./auth.js";
 import type { AppContext } from "./context.js";
@@ -79,13 +78,9 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
         .resolve(datasetId)
         .catch(() => Promise.reject(new NotFoundError(`the data of item ${source.id} is missing`)));
       const cube = await openCube(datasetFile(dir, source));
-      const pending = await ctx.store.begin();
+      let serviceDataset: string;
       try {
-        await writeSubset(cube, wholeCubePlan(cube), pending.path);
-        await pending.commit();
-      } catch (e) {
-        await pending.abort();
-        throw e;
+        serviceDataset = await copyIntoStore(ctx.store, cube);
       } finally {
         await cube.close();
       }
@@ -95,7 +90,7 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
         itemProperties: { title: source.title, description: source.description, tags: source.tags },
       };
       try {
-        const published = await publishOutput(ctx.db, ctx.store, ctx.urls, target, owner, pending.id);
+        const published = await publishOutput(ctx.db, ctx.store, ctx.urls, target, owner, serviceDataset);
         return {
           body: {
             services: [
@@ -110,7 +105,7 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
           },
         };
       } catch (e) {
-        await ctx.store.remove(pending.id).catch(() => undefined);
+        await ctx.store.remove(serviceDataset).catch(() => undefined);
         throw e instanceof InvalidInputError
           ? new InvalidInputError(`publishParameters.name: ${e.message}`, { parameter: "publishParameters" })
           : e;

@@ -25,6 +25,7 @@ import {
   type Cube,
   type Dimension,
   type Grid,
+  PIXEL_ARRAYS,
   type PixelType,
   STD_TIME,
   STD_Z,
@@ -151,7 +152,9 @@ export async function createNetcdf4Writer(path: string, spec: CubeSpec, options:
         const target = datasets.get(name);
         if (!target) throw new Error(`no variable ${name} in this writer`);
         const data =
-          slab.data instanceof ARRAY[target.pixelType] ? slab.data : ARRAY[target.pixelType].from(slab.data as ArrayLike<number>);
+          slab.data instanceof PIXEL_ARRAYS[target.pixelType]
+            ? slab.data
+            : PIXEL_ARRAYS[target.pixelType].from(slab.data as ArrayLike<number>);
         target.dataset.write_slice(
           start.map((s, i) => [s, s + slab.shape[i]]),
           data,
@@ -276,16 +279,6 @@ const STALE_GLOBAL = /^(Conventions|history|_NCProperties|proj:.*|spatial:.*|Geo
 const DTYPE: Record<PixelType, string> = { U8: "<B", S8: "<b", U16: "<H", S16: "<h", U32: "<I", S32: "<i", F32: "<f", F64: "<d" };
 
 type ArrayType = { new (length: number): TypedArray; from(values: ArrayLike<number>): TypedArray };
-const ARRAY: Record<PixelType, ArrayType> = {
-  U8: Uint8Array,
-  S8: Int8Array,
-  U16: Uint16Array,
-  S16: Int16Array,
-  U32: Uint32Array,
-  S32: Int32Array,
-  F32: Float32Array,
-  F64: Float64Array,
-};
 
 interface Target {
   readonly dataset: H5Dataset;
@@ -342,7 +335,7 @@ function layOut(file: H5File, spec: CubeSpec, level: number): Map<string, Target
     // h5wasm writes a dataset's data when creating it: create it empty, then grow it to size.
     const dataset = file.create_dataset({
       name,
-      data: new ARRAY[v.pixelType](0),
+      data: new PIXEL_ARRAYS[v.pixelType](0),
       shape: [0, ...shape.slice(1)],
       maxshape: shape,
       chunks,
@@ -421,7 +414,7 @@ function writeAttributes(target: Attributed, attributes: Record<string, unknown>
       writeText(target, key, String(value));
     } else if (isList(list, "number")) {
       const type = pixelType && TYPED_ATTRIBUTES.has(key) && fits(list, pixelType) ? pixelType : fits(list, "S32") ? "S32" : "F64";
-      target.create_attribute(key, ARRAY[type].from(list), [list.length], DTYPE[type]);
+      target.create_attribute(key, PIXEL_ARRAYS[type].from(list), [list.length], DTYPE[type]);
     } else if (isList(list, "string")) {
       target.create_attribute(key, [...list], [list.length]);
     } else if (key.startsWith("strata:") && value !== null && value !== undefined) {
@@ -446,7 +439,7 @@ function isList<T extends "number" | "string">(value: unknown, type: T): value i
 
 /** True when every value survives storage in that pixel type unchanged (NaN only in floats). */
 function fits(values: readonly number[], pixelType: PixelType): boolean {
-  const stored = ARRAY[pixelType].from(values);
+  const stored = PIXEL_ARRAYS[pixelType].from(values);
   return values.every((v, i) => Object.is(stored[i], v) || (v === 0 && stored[i] === 0));
 }
 

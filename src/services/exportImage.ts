@@ -10,7 +10,7 @@ import type { Statistics } from "../analysis/statistics.js";
 import { type Envelope, type ResamplingMethod, transformEnvelope, warpCube } from "../analysis/warp.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { gridFromTransform } from "../cube/grid.js";
-import type { Cube, Grid, PixelType, TypedArray } from "../cube/types.js";
+import { type Cube, type Grid, PIXEL_ARRAYS, type PixelType, type TypedArray } from "../cube/types.js";
 import { encodeGridGeoTiff } from "../io/geotiffWrite.js";
 import { MAX_IMAGE_HEIGHT, MAX_IMAGE_WIDTH } from "./info.js";
 import { encodeJpeg, encodeJpgPng } from "./render/jpeg.js";
@@ -179,20 +179,9 @@ async function sliceValues(cube: Cube, plan: ExportPlan, signal?: AbortSignal): 
   return out;
 }
 
-const ARRAYS: Readonly<Record<PixelType, new (n: number) => TypedArray>> = {
-  U8: Uint8Array,
-  S8: Int8Array,
-  U16: Uint16Array,
-  S16: Int16Array,
-  U32: Uint32Array,
-  S32: Int32Array,
-  F32: Float32Array,
-  F64: Float64Array,
-};
-
 /** Values in another pixel type: integers rounded and clamped; NaN becomes nodata (or 0). */
 function convert(values: Float64Array, pixelType: PixelType, nodata: number | undefined): TypedArray {
-  const out = new ARRAYS[pixelType](values.length);
+  const out = new PIXEL_ARRAYS[pixelType](values.length);
   const floating = pixelType === "F32" || pixelType === "F64";
   for (let i = 0; i < values.length; i++) {
     const v = values[i];

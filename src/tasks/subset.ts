@@ -2,6 +2,8 @@
  * SubsetMultidimensionalRaster (SPEC §6): keep some variables, some slices of their
  * dimensions and, with context.extent, a window of the grid.
  */
+import type { RasterStore } from "../store/rasterStore.js";
+import { wholeCubePlan } from "./plan.js";
 import { copySubset, type SubsetPlan } from "../analysis/subset.js";
 import { subsetDimension } from "../cube/dimension.js";
 import { InvalidInputError } from "../cube/errors.js";
@@ -223,6 +225,24 @@ const subsetDataset: DatasetTask<SubsetOptions> = {
  */
 export function writeSubset(cube: Cube, plan: SubsetPlan, path: string, walk: WalkOptions = {}): Promise<VariableStatistics> {
   return writeDataset(subsetOutput(cube, plan), path, walk);
+}
+
+/**
+ * Copy a whole cube into a new committed dataset of the raster store (Strata's Zarr, with
+ * statistics): how samples and uploads become services. Its dataset id; nothing is left on failure.
+ * @example
+ * const datasetId = await copyIntoStore(store, await openCube("sst.nc"));
+ */
+export async function copyIntoStore(store: RasterStore, cube: Cube): Promise<string> {
+  const pending = await store.begin();
+  try {
+    await writeSubset(cube, wholeCubePlan(cube), pending.path);
+    await pending.commit();
+    return pending.id;
+  } catch (e) {
+    await pending.abort();
+    throw e;
+  }
 }
 
 export const subsetTask: TaskDefinition<SubsetOptions> = { info: SUBSET_INFO, parse, ...datasetRunners(subsetDataset) };

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
-import type { Cube, PixelType, TypedArray, Variable } from "../../src/cube/types.js";
+import { type Cube, PIXEL_ARRAYS, type PixelType, type TypedArray, type Variable } from "../../src/cube/types.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -79,18 +79,6 @@ export function loadGolden<G extends Golden = Golden>(stem: string): G {
   return JSON.parse(readFileSync(join(FORMAT_GOLDENS, `${stem}.json`), "utf8")) as G;
 }
 
-/** The typed array a read of each pixel type must return. */
-export const ARRAY_OF: Record<PixelType, new (n: number) => TypedArray> = {
-  U8: Uint8Array,
-  S8: Int8Array,
-  U16: Uint16Array,
-  S16: Int16Array,
-  U32: Uint32Array,
-  S32: Int32Array,
-  F32: Float32Array,
-  F64: Float64Array,
-};
-
 /**
  * Values as the golden states them: null exactly where the cell holds the variable's
  * nodata (the sentinel itself, or NaN when nodata is NaN); anything else as is, so a NaN
@@ -123,7 +111,7 @@ export async function checkWindow(cube: Cube, w: GoldenWindow): Promise<void> {
   });
   const what = `${w.variable} ${JSON.stringify(w.index)} rows ${w.rows} cols ${w.cols}`;
   assert.deepEqual([...slab.shape], w.shape, what);
-  assert.ok(slab.data instanceof ARRAY_OF[v.pixelType], `${what}: a ${v.pixelType} array, got ${slab.data.constructor.name}`);
+  assert.ok(slab.data instanceof PIXEL_ARRAYS[v.pixelType], `${what}: a ${v.pixelType} array, got ${slab.data.constructor.name}`);
   assert.equal(slab.data.length, w.values.length, what);
   assert.deepEqual(asGoldenValues(slab.data, v.nodata), w.values, what);
   assert.deepEqual(Array.from(cube.grid.y.subarray(w.rows[0], w.rows[1])), w.y, `${what}: row centres`);

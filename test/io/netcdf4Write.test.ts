@@ -14,7 +14,7 @@ import { resolveCrs } from "../../src/analysis/crs.js";
 import { InvalidInputError } from "../../src/cube/errors.js";
 import { gridFromTransform } from "../../src/cube/grid.js";
 import { decodeCfTimes } from "../../src/cube/time.js";
-import type { Cube, Dimension, Grid, PixelType, Selection, TypedArray } from "../../src/cube/types.js";
+import { type Cube, type Dimension, type Grid, PIXEL_ARRAYS, type PixelType, type Selection } from "../../src/cube/types.js";
 import { BLOCK_BYTES, writeNetcdf4 } from "../../src/io/netcdf4Write.js";
 import { openCube } from "../../src/io/open.js";
 import { REAL } from "../helpers/golden.js";
@@ -32,17 +32,6 @@ after(async () => {
 });
 
 /* --------------------------------- in-memory cubes --------------------------------- */
-
-const ARRAYS: Record<PixelType, { new (n: number): TypedArray }> = {
-  U8: Uint8Array,
-  S8: Int8Array,
-  U16: Uint16Array,
-  S16: Int16Array,
-  U32: Uint32Array,
-  S32: Int32Array,
-  F32: Float32Array,
-  F64: Float64Array,
-};
 
 interface MemoryVariable {
   name: string;
@@ -79,7 +68,7 @@ function memoryCube(grid: Grid, vars: MemoryVariable[], attributes: Record<strin
         const ranges = m.dims.map((d, i) => sel.dims?.[i] ?? ([0, d.values.length] as const));
         const w = sel.window ?? { x: 0, y: 0, width: grid.width, height: grid.height };
         const shape = [...ranges.map(([a, b]) => b - a), w.height, w.width];
-        const data = new ARRAYS[m.pixelType](shape.reduce((a, b) => a * b, 1));
+        const data = new PIXEL_ARRAYS[m.pixelType](shape.reduce((a, b) => a * b, 1));
         let k = 0;
         const walk = (d: number, at: number[]) => {
           if (d === ranges.length) {
