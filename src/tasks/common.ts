@@ -87,7 +87,7 @@ interface ShardPayload<O> {
 /**
  * `run` and `runShard` of a task that writes one dataset: the input is opened, the output
  * created, the walk shared out over up to `parallelProcessingFactor` threads (never more than
- * the server allows per job, nor more than the output has chunks), statistics merged, and
+ * the server allows per job, nor more than the walk has steps), statistics merged, and
  * the dataset committed.
  * @example
  * export const trendTask: TaskDefinition<TrendOptions> = { info: TREND_INFO, parse, ...datasetRunners(trendDataset) };
@@ -164,12 +164,15 @@ export function threadCount(parallelism: ParsedContext["parallelism"], threads: 
   return Math.max(1, Math.min(wanted, threads, chunks));
 }
 
-/** How many chunks the output has in all. */
+/**
+ * About how many steps a walk has: the output's chunks, where a dimension chunked in runs
+ * (time in anomaly outputs) counts once, since a time-whole step writes all of its runs.
+ */
 function chunkCount(spec: CubeSpec): number {
   const { height, width } = spec.grid;
   return spec.variables.reduce((n, v) => {
-    const shape = [...v.dimensions.map((d) => d.values.length), height, width];
     const chunks = v.outputChunks ?? [...v.dimensions.map(() => 1), TILE, TILE];
+    const shape = [...v.dimensions.map((d, i) => (chunks[i] > 1 ? 1 : d.values.length)), height, width];
     return n + shape.reduce((m, s, i) => m * Math.ceil(s / Math.max(1, chunks[i])), 1);
   }, 0);
 }
