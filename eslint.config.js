@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "dist/", "data/", "bench/out/", "test/fixtures/", "scratch/"] },
+  { ignores: ["node_modules/", "dist/", "web/dist/", "data/", "bench/out/", "test/fixtures/", "scratch/", "test-artifacts/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -194,6 +194,10 @@ export function jobJson(job: JobRecord, withMessages: boolean): Record<string, u
     results: job.status === "esriJobSucceeded" ? Object.fromEntries(RESULT_ALIASES.map((n) => [n, { paramUrl: `results/${n}` }])) : {},
     inputs: Object.fromEntries(Object.keys(job.inputs).map((k) => [k, { paramUrl: `inputs/${k}` }])),
     ...(withMessages ? { messages: job.messages } : {}),
+    // Not in ArcGIS's job JSON; clients that know them show how long a job waited and ran.
+    submitted: job.submitted,
+    ...(job.started !== undefined ? { started: job.started } : {}),
+    ...(job.finished !== undefined ? { finished: job.finished } : {}),
   };
 }
 

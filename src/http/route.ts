@@ -25,7 +25,8 @@ export function resource(app: FastifyInstance, path: string, handler: Handler): 
     handler: async (request, reply) => {
       try {
         const answer = await handler(request, reply);
-        if (isReply(answer)) return answer;
+        // A reply is thenable: awaiting one that was returned resolves to undefined once sent.
+        if (answer === undefined || isReply(answer)) return reply;
         return send(request, reply, answer.body, answer.page);
       } catch (e) {
         return sendError(request, reply, e);

@@ -139,8 +139,21 @@ export function multidimensionalInfo(
               : {}),
           })),
           statistics: s ? [{ min: s.min, max: s.max, mean: s.mean, standardDeviation: s.stddev, count: s.count }] : [],
+          ...strataAttributes(v.attributes),
         };
       }),
     },
   };
+}
+
+/**
+ * What Strata's analyses recorded about a variable (`strata:anomaly`, `strata:trend` with the
+ * fitted dimension and band names, `strata:prediction`), for clients that render or predict
+ * from it; not part of ArcGIS's multidimensionalInfo, so under `attributes`.
+ */
+function strataAttributes(attributes: Readonly<Record<string, unknown>>): { attributes?: Record<string, unknown> } {
+  const kept = Object.fromEntries(
+    Object.entries(attributes).filter(([k]) => ["strata:anomaly", "strata:trend", "strata:prediction"].includes(k)),
+  );
+  return Object.keys(kept).length ? { attributes: kept } : {};
 }

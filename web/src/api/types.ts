@@ -1,0 +1,175 @@
+/** JSON shapes of the Strata REST answers the app reads (the ArcGIS dialect, see shared/SPEC.md). */
+
+export interface ErrorEnvelope {
+  error: { code: number; message: string; details?: string[] };
+}
+
+export interface TokenAnswer {
+  token: string;
+  expires: number;
+}
+
+export interface Self {
+  username: string;
+  fullName?: string;
+  role: string;
+  privileges?: string[];
+}
+
+export interface Item {
+  id: string;
+  owner: string;
+  title: string;
+  type: string;
+  url: string | null;
+  name?: string | null;
+  access: string;
+  tags?: string[];
+  created?: number;
+  modified?: number;
+}
+
+export interface SearchAnswer {
+  total: number;
+  results: Item[];
+}
+
+export interface SpatialReference {
+  wkid?: number;
+  latestWkid?: number;
+  wkt?: string;
+}
+
+export interface Extent {
+  xmin: number;
+  ymin: number;
+  xmax: number;
+  ymax: number;
+  spatialReference?: SpatialReference;
+}
+
+export interface ServiceInfo {
+  name: string;
+  extent: Extent;
+  spatialReference: SpatialReference;
+  minValues?: number[];
+  maxValues?: number[];
+  hasMultidimensions?: boolean;
+  variableNames?: string[];
+  bandNames?: string[];
+}
+
+export interface Dimension {
+  name: string;
+  description?: string;
+  unit?: string;
+  values: number[];
+}
+
+export interface VariableStatistics {
+  min: number;
+  max: number;
+  mean?: number;
+  standardDeviation?: number;
+}
+
+export interface Variable {
+  name: string;
+  description?: string;
+  unit?: string;
+  dimensions: Dimension[];
+  statistics?: VariableStatistics[];
+  /** Not sent by Strata today; read when present (see rendering.ts). */
+  attributes?: Record<string, unknown>;
+}
+
+export interface MultidimensionalInfo {
+  multidimensionalInfo: { variables: Variable[] };
+}
+
+export interface IdentifyAnswer {
+  value?: string;
+  dataSeries?: {
+    value: (number | null)[];
+    multidimensionalDefinition: { variableName: string; dimensionName: string; values: number[] }[];
+  }[];
+}
+
+export type ParameterType = "esriGPParameterTypeRequired" | "esriGPParameterTypeOptional";
+
+export interface TaskParameter {
+  name: string;
+  dataType: string;
+  displayName: string;
+  description: string;
+  direction: string;
+  defaultValue: string | number | boolean | null;
+  parameterType: ParameterType;
+  choiceList?: string[];
+}
+
+export interface TaskInfo {
+  name: string;
+  displayName: string;
+  description: string;
+  parameters: TaskParameter[];
+}
+
+export interface ToolsInfo {
+  tasks: string[];
+}
+
+export type JobStatus =
+  | "esriJobNew"
+  | "esriJobSubmitted"
+  | "esriJobWaiting"
+  | "esriJobExecuting"
+  | "esriJobSucceeded"
+  | "esriJobFailed"
+  | "esriJobTimedOut"
+  | "esriJobCancelling"
+  | "esriJobCancelled"
+  | "esriJobDeleting"
+  | "esriJobDeleted";
+
+export interface JobSummary {
+  jobId: string;
+  jobStatus: JobStatus;
+  submitted?: number;
+  owner?: string;
+}
+
+export interface JobsPage {
+  total: number;
+  jobs: JobSummary[];
+}
+
+export interface JobMessage {
+  type: string;
+  description: string;
+}
+
+export interface JobInfo {
+  jobId: string;
+  jobStatus: JobStatus;
+  progress?: { percentage?: number; message?: string };
+  messages?: JobMessage[];
+  results?: Record<string, { paramUrl: string }>;
+  /** Times in epoch ms, when the server tells them (Strata's job list has `submitted`). */
+  submitted?: number;
+  started?: number;
+  finished?: number;
+}
+
+export interface JobResult {
+  value: { url: string; itemId?: string };
+}
+
+export interface JobInput {
+  value: unknown;
+}
+
+export interface SubmitAnswer {
+  jobId: string;
+  jobStatus: JobStatus;
+}

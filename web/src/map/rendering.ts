@@ -1,0 +1,55 @@
+/**
+ * How a variable is coloured: viridis over its min..max, or for anomalies RdBu_r over a range
+ * symmetric about zero (as the server's default rendering does). The app sends the same choice
+ * as an explicit renderingRule, so the legend and the image agree exactly.
+ */
+import type { ServiceInfo, Variable } from "../api/types.js";
+import type { RampName } from "./colormaps.js";
+import { outputTask } from "./outputKinds.js";
+
+export interface Rendering {
+  ramp: RampName;
+  min: number;
+  max: number;
+}
+
+const ANOMALY_TASK = "GenerateMultidimensionalAnomaly";
+
+/**
+ * Whether a variable holds anomalies. Strata does not publish this (the `strata:anomaly`
+ * attribute stays inside the server), so: the attribute if a server ever sends it, else the
+ * task this browser saw make the service, else the service's name or title saying so.
+ */
+export function isAnomaly(variable: Variable, serviceName: string, title = ""): boolean {
+  if (variable.attributes && "strata:anomaly" in variable.attributes) return true;
+  if (outputTask(serviceName) === ANOMALY_TASK) return true;
+  return /anomal/i.test(`${serviceName} ${title}`);
+}
+
+export function renderingFor(variable: Variable, info: ServiceInfo, title?: string): Rendering {
+  const stats = variable.statistics?.[0];
+  // Root statistics describe the first variable only.
+  const first = info.variableNames?.[0] ?? info.bandNames?.[0];
+  const fromRoot = first === undefined || first === variable.name;
+  const min = stats?.min ?? (fromRoot ? info.minValues?.[0] : undefined) ?? 0;
+  const max = stats?.max ?? (fromRoot ? info.maxValues?.[0] : undefined) ?? 1;
+  if (isAnomaly(variable, info.name, title)) {
+    const m = Math.max(Math.abs(min), Math.abs(max));
+    return { ramp: "RdBu_r", min: -m, max: m };
+  }
+  return { ramp: "viridis", min, max };
+}
+
+/** The renderingRule: a Colormap over a min-max Stretch with the legend's range. */
+export function renderingRule(r: Rendering): string {
+  return JSON.stringify({
+    rasterFunction: "Colormap",
+    rasterFunctionArguments: {
+      ColormapName: r.ramp,
+      Raster: {
+        rasterFunction: "Stretch",
+        rasterFunctionArguments: { StretchType: 5, Statistics: [[r.min, r.max, (r.min + r.max) / 2, 1]] },
+      },
+    },
+  });
+}
