@@ -129,6 +129,8 @@ describe("the Strata web app", { timeout: 150_000 }, () => {
   it("runs Predict on the trend output", async () => {
     const predict = await openTask(page, "Predict Using Trend Raster");
     await chooseInput(predict, "Input Trend Raster", "uwnd_trend (ana)");
+    // The trend says it was fitted along time, so the values are dates (no need to ask).
+    await predict.locator('[data-fitted-along="StdTime"]').waitFor();
     await predict.getByLabel("Output Name").fill("uwnd_predicted");
     await predict.getByLabel("Value 1", { exact: true }).fill("2000-01-01");
     await predict.getByRole("button", { name: "Add a value" }).click();
@@ -136,10 +138,21 @@ describe("the Strata web app", { timeout: 150_000 }, () => {
     await run(predict);
     const job = jobEntry(page, "PredictUsingTrendRaster", "uwnd_predicted");
     await waitForSucceeded(job);
-    await job.getByText(/took \d+/).waitFor();
+    await job.getByText(/(took|ran) \d+ s/).waitFor();
     // Screen readers hear it: the status change goes to the polite live region.
     await page.getByRole("status").filter({ hasText: "Predict Using Trend Raster job succeeded." }).waitFor();
     await shoot("05-jobs-succeeded");
+
+    // The durations come from the server's job times, so they survive a reload.
+    await page.reload();
+    for (const [task, output] of [
+      ["PredictUsingTrendRaster", "uwnd_predicted"],
+      ["GenerateTrendRaster", "uwnd_trend"],
+    ]) {
+      await jobEntry(page, task, output)
+        .getByText(/(took|ran) \d+ s/)
+        .waitFor();
+    }
   });
 
   it("shows the server's refusal beside the field and creates no job", async () => {
@@ -236,6 +249,30 @@ describe("the Strata web app", { timeout: 150_000 }, () => {
     const after = await shoot("11-compare-right-after", right);
     assert.ok(changedShare(before, after) > 0.05, "the right map moved with the left one");
     await shoot("12-compare");
+  });
+
+  it("names a trend's bands on the slider", async () => {
+    await page
+      .getByRole("navigation", { name: "Views" })
+      .getByRole("link", { name: /^Analysis/ })
+      .click();
+    const map = page.locator('.map-panel[data-side="left"] .map');
+    await afterDrawing(page, map, () =>
+      jobEntry(page, "GenerateTrendRaster", "uwnd_trend").getByRole("button", { name: "Open on map" }).click(),
+    );
+    assert.equal(await page.locator('.map-panel[data-side="left"]').getAttribute("data-service"), "uwnd_trend");
+    const slider = page.getByRole("slider", { name: /Band/ });
+    const shown = page.locator('output[for$="-Band"]').first();
+    assert.equal(await shown.innerText(), "Slope");
+    assert.equal(await slider.getAttribute("aria-valuetext"), "Slope");
+    await afterDrawing(page, map, () => slider.press("ArrowRight"));
+    assert.equal(await shown.innerText(), "Intercept");
+    assert.equal(
+      await page.locator('.map-panel[data-side="left"] .legend').getAttribute("data-ramp"),
+      "viridis",
+      "a trend is not an anomaly",
+    );
+    await shoot("12b-trend-bands");
   });
 
   it("uploads a NetCDF file, publishes it, and deletes the service", async () => {

@@ -7,8 +7,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ApiError, restBase } from "../../web/src/api/client.js";
+import { isAnomaly, sliceLabel, trendOf } from "../../web/src/api/strataAttributes.js";
 import type { IdentifyAnswer, Item, TaskInfo, Variable } from "../../web/src/api/types.js";
 import { seriesOf } from "../../web/src/chart/series.js";
+import { type JobRow, durationText } from "../../web/src/jobs/jobModel.js";
 import { type FieldSpec, applies, fieldSpecs } from "../../web/src/tasks/fieldSpec.js";
 import { serverErrors } from "../../web/src/tasks/serverErrors.js";
 import { type FormValues, choiceOf, initialValue, toParams, validate } from "../../web/src/tasks/values.js";
@@ -166,6 +168,17 @@ describe("the task form generator", { timeout: 60_000 }, () => {
 
     const trend = await waitForJob(server, "GenerateTrendRaster", harmonic.jobId!, token);
     assert.equal(trend.jobStatus, "esriJobSucceeded", JSON.stringify(trend.messages));
+    // The trend says what it was fitted along (Predict takes dates) and names its bands.
+    const fitted = await server.call("/rest/services/Hosted/harmonic_trend/ImageServer/multidimensionalInfo", {}, { token, method: "GET" });
+    const trendVariable: Variable = fitted.multidimensionalInfo.variables[0];
+    assert.equal(trendOf(trendVariable)?.dimension, "StdTime");
+    assert.equal(isAnomaly(trendVariable), false);
+    const bands = trendVariable.dimensions.find((d) => d.name === "Band")!.values.map((v) => sliceLabel(trendVariable, "Band", v));
+    assert.deepEqual(bands, trendOf(trendVariable)?.bands);
+    assert.ok(
+      bands.every((b) => /^[A-Za-z]/.test(b)),
+      `band names, not numbers: ${bands.join(", ")}`,
+    );
     items = (await server.call("/sharing/rest/search", { q: "", num: "100" }, { token, method: "GET" })).results;
     const predict = await submit(
       "PredictUsingTrendRaster",
@@ -181,6 +194,9 @@ describe("the task form generator", { timeout: 60_000 }, () => {
     assert.ok(predict.jobId, JSON.stringify(predict));
     const done = await waitForJob(server, "PredictUsingTrendRaster", predict.jobId!, token);
     assert.equal(done.jobStatus, "esriJobSucceeded", JSON.stringify(done.messages));
+    // The server's job times give the duration with no bookkeeping of the page's own.
+    const row: JobRow = { task: "PredictUsingTrendRaster", jobId: predict.jobId!, status: done.jobStatus, info: done };
+    assert.match(durationText(row, Date.now()) ?? "", /^(took \d+ s|waited \d+ s · ran \d+ s)$/);
     await waitForJob(server, "SubsetMultidimensionalRaster", byIteration.jobId!, token);
   });
 
@@ -232,6 +248,22 @@ describe("the task form generator", { timeout: 60_000 }, () => {
       assert.deepEqual(series.x, variable.dimensions[0].values);
       assert.ok(series.y.some((v) => v !== null));
     }
+  });
+
+  it("says how long a job waited and ran", () => {
+    const row = (status: JobRow["status"], times: { submitted: number; started?: number; finished?: number }): JobRow => ({
+      task: "T",
+      jobId: "j",
+      status,
+      submitted: times.submitted,
+      info: { jobId: "j", jobStatus: status, ...times },
+    });
+    assert.equal(durationText(row("esriJobSucceeded", { submitted: 0, started: 4000, finished: 16_000 }), 99_000), "waited 4 s · ran 12 s");
+    assert.equal(durationText(row("esriJobSucceeded", { submitted: 0, started: 20, finished: 12_000 }), 99_000), "took 12 s");
+    assert.equal(durationText(row("esriJobWaiting", { submitted: 0 }), 3000), "waiting for 3 s");
+    assert.equal(durationText(row("esriJobExecuting", { submitted: 0, started: 2000 }), 10_000), "waited 2 s · running for 8 s");
+    assert.equal(durationText(row("esriJobCancelled", { submitted: 0, finished: 5000 }), 99_000), "took 5 s");
+    assert.equal(durationText({ task: "T", jobId: "j", status: "esriJobSucceeded" }, 1), undefined);
   });
 
   it("finds the REST base from the page's own URL", () => {

@@ -9,9 +9,3 @@ export const tools = (base: string) => `${base}/rest/services/System/RasterAnaly
 export const task = (base: string, name: string) => `${tools(base)}/${encodeURIComponent(name)}`;
 
 export const job = (base: string, taskName: string, jobId: string) => `${task(base, taskName)}/jobs/${encodeURIComponent(jobId)}`;
-
-/** The service name of a hosted image service URL (…/Hosted/<name>/ImageServer). */
-export function serviceName(url: string): string {
-  const match = /\/rest\/services\/(?:[^/]+\/)?([^/]+)\/ImageServer\/?$/.exec(url);
-  return match ? decodeURIComponent(match[1]) : url;
-}

@@ -79,8 +79,31 @@ export interface Variable {
   unit?: string;
   dimensions: Dimension[];
   statistics?: VariableStatistics[];
-  /** Not sent by Strata today; read when present (see rendering.ts). */
-  attributes?: Record<string, unknown>;
+  /** What made the variable, when an analysis did (see strataAttributes.ts). */
+  attributes?: StrataAttributes;
+}
+
+/** How an anomaly variable was computed (GenerateMultidimensionalAnomaly). */
+export interface AnomalyAttribute {
+  method: string;
+  calculationInterval: string;
+  ignoreNoData?: boolean;
+}
+
+/** The model a trend variable holds (GenerateTrendRaster): its bands are the model's terms. */
+export interface TrendAttribute {
+  /** The dimension the trend was fitted along, e.g. "StdTime" (then Predict takes dates). */
+  dimension: string;
+  model: string;
+  /** The name of each position of the Band dimension, e.g. ["Slope", "Intercept", "RMSE"]. */
+  bands?: string[];
+}
+
+export interface StrataAttributes {
+  "strata:anomaly"?: AnomalyAttribute;
+  "strata:trend"?: TrendAttribute;
+  "strata:prediction"?: unknown;
+  [name: string]: unknown;
 }
 
 export interface MultidimensionalInfo {
@@ -155,7 +178,7 @@ export interface JobInfo {
   progress?: { percentage?: number; message?: string };
   messages?: JobMessage[];
   results?: Record<string, { paramUrl: string }>;
-  /** Times in epoch ms, when the server tells them (Strata's job list has `submitted`). */
+  /** Times in epoch ms: sent, given to a worker, over (each once it happened). */
   submitted?: number;
   started?: number;
   finished?: number;

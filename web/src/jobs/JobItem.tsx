@@ -1,13 +1,10 @@
-/** One job in the list: status, progress bar, elapsed time, messages and what can be done with it. */
+/** One job in the list: status, progress bar, how long it waited and ran, messages and what can be done with it. */
 import { useEffect, useState } from "preact/hooks";
-import { serviceName } from "../api/endpoints.js";
 import { useApp } from "../app/context.js";
 import { errorText } from "../app/errors.js";
 import { navigate } from "../app/route.js";
-import { formatDuration } from "../format.js";
-import { rememberOutput } from "../map/outputKinds.js";
 import { inputUrlOf, outputNameOf, resultUrlOf } from "./jobLinks.js";
-import { type JobRow, elapsed, isActive, statusLabel } from "./jobModel.js";
+import { type JobRow, durationText, isActive, statusLabel } from "./jobModel.js";
 import { taskLabel } from "./useJobs.js";
 
 export function JobItem(props: { row: JobRow; now: number; onCancel(row: JobRow): void }) {
@@ -23,14 +20,13 @@ export function JobItem(props: { row: JobRow; now: number; onCancel(row: JobRow)
   const percentage = row.info?.progress?.percentage;
   const messages = row.info?.messages ?? [];
   const errors = messages.filter((m) => m.type === "esriJobMessageTypeError");
-  const took = elapsed(row, now);
+  const duration = durationText(row, now);
   const title = `${taskLabel(row.task)}${output ? ` → ${output}` : ""}`;
 
   async function open(compare: boolean) {
     setProblem(undefined);
     try {
       const result = await resultUrlOf(api, row.task, row.jobId);
-      rememberOutput(serviceName(result), row.task);
       const input = compare ? await inputUrlOf(api, row.task, row.jobId, items) : undefined;
       if (compare && !input) throw new Error("The job's input is not an image service, so it cannot be shown beside the result.");
       navigate("map", compare ? { left: input, right: result } : { left: result });
@@ -58,12 +54,7 @@ export function JobItem(props: { row: JobRow; now: number; onCancel(row: JobRow)
       )}
       <p class="muted job-meta">
         {row.submitted !== undefined && <>Submitted {new Date(row.submitted).toLocaleTimeString()}</>}
-        {took !== undefined && (
-          <>
-            {" "}
-            · {active ? "running for" : "took"} {formatDuration(took)}
-          </>
-        )}
+        {duration && <> · {duration}</>}
         {active && row.info?.progress?.message ? <> · {row.info.progress.message}</> : null}
       </p>
       {errors.map((m, i) => (

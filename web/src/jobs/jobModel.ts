@@ -1,5 +1,6 @@
-/** Job statuses in words, which ones are over, and how long a job took. */
+/** Job statuses in words, which ones are over, and how long a job waited and ran. */
 import type { JobInfo, JobStatus } from "../api/types.js";
+import { formatDuration } from "../format.js";
 
 const ACTIVE: ReadonlySet<JobStatus> = new Set([
   "esriJobNew",
@@ -34,17 +35,31 @@ export interface JobRow {
   status: JobStatus;
   submitted?: number;
   info?: JobInfo;
-  /** When this page first saw the job finished (the server does not say when it finished). */
-  finishedSeen?: number;
 }
 
-/** Milliseconds the job has run (so far, or in all), when it can be told. */
-export function elapsed(row: JobRow, now: number): number | undefined {
-  const start = row.info?.started ?? row.info?.submitted ?? row.submitted;
-  if (start === undefined) return undefined;
-  if (isActive(row.status)) return now - start;
-  const end = row.info?.finished ?? row.finishedSeen;
-  return end === undefined ? undefined : end - start;
+/** Under this, a wait is not worth telling apart from the run: the job just "took" its time. */
+const NOTICEABLE_WAIT_MS = 1000;
+
+/**
+ * How long the job waited for a worker and ran, from the server's `submitted`, `started` and
+ * `finished` (so the times survive a reload): "waited 4 s · ran 12 s", "took 12 s" (no
+ * noticeable wait), "waiting for 3 s", "running for 8 s"; undefined when nothing is known yet.
+ */
+export function durationText(row: JobRow, now: number): string | undefined {
+  const submitted = row.info?.submitted ?? row.submitted;
+  const { started, finished } = row.info ?? {};
+  if (submitted === undefined) return undefined;
+  const active = isActive(row.status);
+  const end = active ? now : finished;
+  if (started === undefined) {
+    if (active) return `waiting for ${formatDuration(now - submitted)}`;
+    // Over without having run (cancelled while waiting): how long it was around.
+    return end === undefined ? undefined : `took ${formatDuration(end - submitted)}`;
+  }
+  if (end === undefined) return undefined;
+  const ran = `${active ? "running for" : "ran"} ${formatDuration(end - started)}`;
+  if (started - submitted < NOTICEABLE_WAIT_MS) return active ? ran : `took ${formatDuration(end - submitted)}`;
+  return `waited ${formatDuration(started - submitted)} · ${ran}`;
 }
 
 /** The rows newest first. */

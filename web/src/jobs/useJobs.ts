@@ -49,20 +49,19 @@ export function useJobs(api: RestClient, tasks: readonly string[], announce: (te
     let succeeded = false;
     try {
       const pages = await Promise.all(tasks.map((task) => listJobs(api, task, PER_TASK).then((p) => p.jobs.map((j) => ({ task, ...j })))));
-      const now = Date.now();
       const next = new Map<string, JobRow>();
       const details: Promise<void>[] = [];
       for (const j of pages.flat()) {
         const old = known.current.get(j.jobId);
         const row: JobRow = { ...old, task: j.task, jobId: j.jobId, status: j.jobStatus, submitted: j.submitted };
+        // Announced once: the next poll's `old` is no longer active.
         const seenFinishing = old ? isActive(old.status) : tracked.current.has(j.jobId);
-        if (!isActive(row.status) && seenFinishing && !row.finishedSeen) {
-          row.finishedSeen = now;
+        if (!isActive(row.status) && seenFinishing) {
           announce(`${taskLabel(row.task)} job ${statusLabel(row.status).toLowerCase()}.`);
           succeeded ||= row.status === "esriJobSucceeded";
         }
-        // Progress and messages of running jobs; a finished job's messages once (failures say why).
-        if (isActive(row.status) || (row.info?.jobStatus !== row.status && (old || row.status !== "esriJobSucceeded"))) {
+        // Progress and messages of running jobs; a finished job's messages and times once.
+        if (isActive(row.status) || row.info?.jobStatus !== row.status) {
           details.push(
             jobInfo(api, row.task, row.jobId).then(
               (info) => void (row.info = info),

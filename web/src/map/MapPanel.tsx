@@ -3,13 +3,13 @@
  * at a clicked point (or at the map's centre, for keyboard users).
  */
 import type View from "ol/View.js";
+import { sliceLabel } from "../api/strataAttributes.js";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useApp } from "../app/context.js";
 import { useAsync } from "../app/useAsync.js";
 import { SeriesChart } from "../chart/SeriesChart.js";
 import { usePointSeries } from "../chart/usePointSeries.js";
 import { describeService } from "../data/serviceCache.js";
-import { formatValue } from "../format.js";
 import { Legend } from "./Legend.js";
 import { SliceControls } from "./SliceControls.js";
 import { fitView } from "./fitView.js";
@@ -32,7 +32,7 @@ export function MapPanel(props: { url: string; view: View; side: string; fit: bo
   const variable = variables.find((v) => v.name === variableName) ?? variables[0];
   const item = items.find((i) => i.url === props.url);
   const name = described.data?.info.name ?? props.url;
-  const rendering = variable && described.data ? renderingFor(variable, described.data.info, item?.title) : undefined;
+  const rendering = variable && described.data ? renderingFor(variable, described.data.info) : undefined;
   const { chart, marked, chartAt } = usePointSeries(api, props.url, variable, slice);
   const chartRef = useRef(chartAt);
   chartRef.current = chartAt;
@@ -63,7 +63,7 @@ export function MapPanel(props: { url: string; view: View; side: string; fit: bo
 
   const heldText = variable?.dimensions
     .filter((d) => d.name !== chart.series?.dimension && d.values.length > 1)
-    .map((d) => `${d.name} ${formatValue(d.name, d.values[slice[d.name] ?? 0])}`)
+    .map((d) => `${d.name} ${sliceLabel(variable, d.name, d.values[slice[d.name] ?? 0])}`)
     .join(", ");
   const id = `map-${props.side}`;
   return (

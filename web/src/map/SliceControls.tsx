@@ -1,10 +1,11 @@
 /**
  * Which slice is shown: a slider per dimension (arrow keys, Home/End, Page Up/Down work as on
  * any range input) and play/pause through the first one that varies (time when there is time).
+ * A trend's Band positions are shown by their names (Slope, Intercept, …).
  */
 import { useEffect, useState } from "preact/hooks";
+import { sliceLabel } from "../api/strataAttributes.js";
 import type { Variable } from "../api/types.js";
-import { formatValue } from "../format.js";
 import type { SliceIndex } from "./rasterLayer.js";
 
 /** A frame every 1.2 s: long enough for a slice to arrive and be looked at. */
@@ -29,7 +30,7 @@ export function SliceControls(props: { idPrefix: string; variable: Variable; sli
       {varying.map((d) => {
         const id = `${idPrefix}-${d.name}`;
         const index = slice[d.name] ?? 0;
-        const text = formatValue(d.name, d.values[index]);
+        const text = sliceLabel(variable, d.name, d.values[index]);
         return (
           <div class="slice" key={d.name}>
             <label for={id}>

@@ -3,9 +3,9 @@
  * symmetric about zero (as the server's default rendering does). The app sends the same choice
  * as an explicit renderingRule, so the legend and the image agree exactly.
  */
+import { isAnomaly } from "../api/strataAttributes.js";
 import type { ServiceInfo, Variable } from "../api/types.js";
 import type { RampName } from "./colormaps.js";
-import { outputTask } from "./outputKinds.js";
 
 export interface Rendering {
   ramp: RampName;
@@ -13,27 +13,14 @@ export interface Rendering {
   max: number;
 }
 
-const ANOMALY_TASK = "GenerateMultidimensionalAnomaly";
-
-/**
- * Whether a variable holds anomalies. Strata does not publish this (the `strata:anomaly`
- * attribute stays inside the server), so: the attribute if a server ever sends it, else the
- * task this browser saw make the service, else the service's name or title saying so.
- */
-export function isAnomaly(variable: Variable, serviceName: string, title = ""): boolean {
-  if (variable.attributes && "strata:anomaly" in variable.attributes) return true;
-  if (outputTask(serviceName) === ANOMALY_TASK) return true;
-  return /anomal/i.test(`${serviceName} ${title}`);
-}
-
-export function renderingFor(variable: Variable, info: ServiceInfo, title?: string): Rendering {
+export function renderingFor(variable: Variable, info: ServiceInfo): Rendering {
   const stats = variable.statistics?.[0];
   // Root statistics describe the first variable only.
   const first = info.variableNames?.[0] ?? info.bandNames?.[0];
   const fromRoot = first === undefined || first === variable.name;
   const min = stats?.min ?? (fromRoot ? info.minValues?.[0] : undefined) ?? 0;
   const max = stats?.max ?? (fromRoot ? info.maxValues?.[0] : undefined) ?? 1;
-  if (isAnomaly(variable, info.name, title)) {
+  if (isAnomaly(variable)) {
     const m = Math.max(Math.abs(min), Math.abs(max));
     return { ramp: "RdBu_r", min: -m, max: m };
   }

@@ -5,12 +5,12 @@
  */
 import { useMemo, useState } from "preact/hooks";
 import { submitJob } from "../api/gp.js";
+import { trendOf } from "../api/strataAttributes.js";
 import type { TaskInfo } from "../api/types.js";
 import { useApp } from "../app/context.js";
 import { useAsync } from "../app/useAsync.js";
 import { describeService } from "../data/serviceCache.js";
 import { isTime } from "../format.js";
-import { rememberOutput } from "../map/outputKinds.js";
 import { type FieldSpec, applies, fieldSpecs } from "./fieldSpec.js";
 import { Field, GROUP_KINDS } from "./fields/Field.js";
 import type { InputContext } from "./fields/types.js";
@@ -45,16 +45,15 @@ export function TaskForm(props: { info: TaskInfo; input?: string; onSubmitted(jo
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [general, setGeneral] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
-  const [numericAxis, setNumericAxis] = useState(false);
 
   const inputItem = items.find((i) => i.id === textOf(values[INPUT]));
   const described = useAsync(inputItem?.url ?? undefined, () => describeService(api, inputItem!.url!));
   const hasDimensionField = specs.some((s) => s.kind === "dimension");
-  const needsAxis = specs.some((s) => s.kind === "dimensionValue" || s.kind === "valueList");
-  // Values typed along "the dimension" are dates when that dimension is time. Without a
-  // dimension field (Predict: the trend raster does not say its axis) the user says.
-  const dimension = textOf(values.dimension);
-  const timeAxis = hasDimensionField ? dimension === "" || isTime(dimension) : !numericAxis;
+  // Values typed along "the dimension" are dates when that dimension is time: the dimension
+  // field's choice, or (Predict) the one the input trend was fitted along; dates until known.
+  const fittedAlong = hasDimensionField ? undefined : described.data?.variables.map(trendOf).find(Boolean)?.dimension;
+  const dimension = hasDimensionField ? textOf(values.dimension) : (fittedAlong ?? "");
+  const timeAxis = dimension === "" || isTime(dimension);
   const context: InputContext = { items, variables: described.data?.variables, timeAxis };
 
   const set = (name: string, value: FieldValue) => {
@@ -77,7 +76,6 @@ export function TaskForm(props: { info: TaskInfo; input?: string; onSubmitted(jo
     try {
       const params = toParams(specs, values, items, timeAxis);
       const answer = await submitJob(api, props.info.name, params);
-      rememberOutput(textOf(values.outputName), props.info.name);
       announce(`${props.info.displayName} submitted.`);
       setValues((v) => ({ ...v, outputName: { type: "text", text: "" } }));
       props.onSubmitted({ task: props.info.name, jobId: answer.jobId });
@@ -124,17 +122,10 @@ export function TaskForm(props: { info: TaskInfo; input?: string; onSubmitted(jo
         Fields marked <span class="required">*</span> are required.
       </p>
       {described.error && <p class="error">Could not read the input's dimensions: {described.error}</p>}
-      {needsAxis && !hasDimensionField && (
-        <fieldset class="field">
-          <legend>Values along the trend's dimension are</legend>
-          <label class="inline">
-            <input type="radio" name={`axis-${props.info.name}`} checked={!numericAxis} onChange={() => setNumericAxis(false)} /> dates
-            (StdTime)
-          </label>
-          <label class="inline">
-            <input type="radio" name={`axis-${props.info.name}`} checked={numericAxis} onChange={() => setNumericAxis(true)} /> numbers
-          </label>
-        </fieldset>
+      {fittedAlong && (
+        <p class="muted" data-fitted-along={fittedAlong}>
+          The trend was fitted along {fittedAlong}: values along it are {timeAxis ? "dates" : "numbers"}.
+        </p>
       )}
       {visible.filter((s) => s.kind !== "json").map(field)}
       {visible.some((s) => s.kind === "json") && (
