@@ -17,7 +17,7 @@ import type { Cube, Selection, Variable } from "../../src/cube/types.js";
 import { openCube } from "../../src/io/open.js";
 import { computeStatisticsHistograms } from "../../src/services/statisticsHistograms.js";
 import { REAL } from "../helpers/golden.js";
-import { writeNetcdf3 } from "../helpers/netcdf3Writer.js";
+import { writeSmallCube } from "../helpers/smallCube.js";
 
 const T = [946684800000, 949363200000, 951868800000];
 const R = 6378137;
@@ -56,25 +56,7 @@ const reads: Selection[] = [];
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), "strata-stats-"));
   const path = join(dir, "cube.nc");
-  await writeNetcdf3(path, {
-    dims: [
-      { name: "time", size: 3, record: true },
-      { name: "lat", size: 4 },
-      { name: "lon", size: 5 },
-    ],
-    vars: [
-      { name: "lat", dims: ["lat"], type: "double", attrs: { units: "degrees_north" }, data: [-15, -5, 5, 15] },
-      { name: "lon", dims: ["lon"], type: "double", attrs: { units: "degrees_east" }, data: [-20, -10, 0, 10, 20] },
-      { name: "time", dims: ["time"], type: "double", attrs: { units: "days since 2000-01-01" }, data: (r) => [[0, 31, 60][r]] },
-      {
-        name: "a",
-        dims: ["time", "lat", "lon"],
-        type: "float",
-        attrs: { _FillValue: -999 },
-        data: (t) => Array.from({ length: 20 }, (_, k) => (t === 1 && k === 12 ? -999 : 100 * t + 10 * Math.floor(k / 5) + (k % 5))),
-      },
-    ],
-  });
+  await writeSmallCube(path);
   const opened = await openCube(path);
   // Record reads: only the window under the geometry may be read.
   const variables = opened.variables.map((v): Variable => {
