@@ -70,7 +70,11 @@ describe("the Strata web app", { timeout: 150_000 }, () => {
     await page.goto(`${server.url}/`);
     await shoot("01-sign-in");
     await signIn(page, "ana", "ana-password-1");
-    await page.locator("li.item", { hasText: "navy_winds_10deg" }).locator("img.thumb").waitFor();
+    const navy = page.locator("li.item", { hasText: "navy_winds_10deg" });
+    await navy.locator("img.thumb").waitFor();
+    // Each card names the variables with their dimensions, and the extent in degrees with hemispheres.
+    assert.match(await navy.innerText(), /UWND[\s\S]*132 StdTime/);
+    assert.match(await navy.innerText(), /Extent: \d+°E – \d+°E, \d+°S – \d+°N/);
     await shoot("02-data");
   });
 

@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import { thumbnailUrl } from "../api/imageService.js";
 import { deleteItem, publishItem } from "../api/portal.js";
-import type { Item } from "../api/types.js";
+import type { Extent, Item } from "../api/types.js";
 import { useApp } from "../app/context.js";
 import { errorText } from "../app/errors.js";
 import { navigate } from "../app/route.js";
@@ -41,9 +41,22 @@ function Summary(props: { url: string }) {
               .join("; ")}
           </li>
         ))}
+        <li>Extent: {extentText(info.extent)}</li>
       </ul>
     </>
   );
+}
+
+/** An extent as a person reads it: degrees with hemispheres, else map units with the CRS. */
+function extentText(e: Extent): string {
+  const wkid = e.spatialReference?.latestWkid ?? e.spatialReference?.wkid;
+  const round = (v: number) => String(Math.round(v * 100) / 100);
+  if (wkid === 4326) {
+    const lon = (v: number) => `${round(Math.abs(v))}°${v < 0 ? "W" : "E"}`;
+    const lat = (v: number) => `${round(Math.abs(v))}°${v < 0 ? "S" : "N"}`;
+    return `${lon(e.xmin)} – ${lon(e.xmax)}, ${lat(e.ymin)} – ${lat(e.ymax)}`;
+  }
+  return `x ${round(e.xmin)} – ${round(e.xmax)}, y ${round(e.ymin)} – ${round(e.ymax)}${wkid ? ` (EPSG:${wkid})` : ""}`;
 }
 
 export function ItemCard(props: { item: Item }) {
