@@ -47,9 +47,9 @@ export interface RunningStrata {
 
 /** samples/ at the project root: two levels up from src/cli, three from dist/src/cli. */
 const SAMPLES_DIRS = ["../../samples/", "../../../samples/"].map((p) => fileURLToPath(new URL(p, import.meta.url)));
-/** Workers import the task runner from sources under tsx, from dist/ when compiled. */
 /** Memory for rendered exportImage responses (a 512×512 PNG is about 100 KB). */
 const IMAGE_CACHE_BYTES = 64 * 1024 * 1024;
+/** Workers import the task runner from sources under tsx, from dist/ when compiled. */
 const WORKER_MODULE = new URL(`../tasks/worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
 
 /**

@@ -3,12 +3,17 @@
  * page, `<base>/assets/...` its scripts, styles and data (hashed names, cached for a year).
  * When the app is not built the page says how to build it.
  */
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 
-const DIST = fileURLToPath(new URL("../../web/dist/", import.meta.url));
+/** web/dist from the sources (src/http) or from the compiled server (dist/src/http). */
+const DIST =
+  ["../../web/dist/", "../../../web/dist/"]
+    .map((p) => fileURLToPath(new URL(p, import.meta.url)))
+    .find((d) => existsSync(join(d, "index.html"))) ?? fileURLToPath(new URL("../../web/dist/", import.meta.url));
 
 const TYPES: Readonly<Record<string, string>> = {
   ".html": "text/html; charset=utf-8",
