@@ -17,7 +17,7 @@ import { type ExportedImage, planExport, renderExport } from "../services/export
 import { imageKey } from "../services/imageCache.js";
 import { type DimensionValues, imageServiceInfo, multidimensionalInfo, spatialReference } from "../services/info.js";
 import { listSlices, sliceDefinition } from "../services/slices.js";
-import { datasetIdOf } from "../services/publish.js";
+import { datasetFile, datasetIdOf } from "../services/publish.js";
 import { HOSTED_FOLDER } from "../services/urls.js";
 import { viewerOf } from "./auth.js";
 import { registerImageQueries } from "./imageQueries.js";
@@ -108,8 +108,9 @@ export function registerImageServer(app: FastifyInstance, ctx: AppContext): void
   registerImageQueries(app, ctx, base, openService);
 
   resource(app, `${base}/download`, async (request, reply) => {
-    const { name, dataset } = await openService(ctx, request);
-    const path = await writeDownload(dataset.cube, requestParams(request), join(ctx.store.dataDir, "tmp"));
+    const { name, item, datasetId, dataset } = await openService(ctx, request);
+    const source = datasetFile(await ctx.store.resolve(datasetId), item);
+    const path = await writeDownload(dataset.cube, source, requestParams(request), join(ctx.store.dataDir, "tmp"));
     const size = (await stat(path)).size;
     const stream = createReadStream(path);
     stream.on("close", () => void rm(path, { force: true }));

@@ -2,23 +2,31 @@
  * `download?format=netcdf` (SPEC §11): the dataset, or the variables and slices a request
  * selects (`variables`, `time`, `mosaicRule`), as a CF-1.8 NetCDF-4 file for xarray, QGIS or
  * Panoply. The file is written whole to a scratch path first (the HDF5 library needs a
- * file), then sent, then removed.
+ * file) on a thread of its own (the library's memory and compression stay off the server's
+ * event loop), then sent, then removed. The selection is checked here first.
  */
 import { randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { InvalidInputError } from "../cube/errors.js";
 import type { Cube } from "../cube/types.js";
-import { writeNetcdf4 } from "../io/netcdf4Write.js";
+import { writeNetcdf4InThread } from "../io/netcdf4InThread.js";
 import { selectIndices } from "./slices.js";
 
 /**
- * Write the selection a request asks for into a new file under `scratchDir`; its path.
+ * Write the selection a request asks for of `cube` (read from `source`, its path) into a
+ * new file under `scratchDir`; its path.
  * Every bad parameter is a 400 naming it; a selection with no slice of any variable is one too.
  * @example
- * const path = await writeDownload(cube, { format: "netcdf", variables: "UWND", time: "0,1e12" }, "/data/tmp");
+ * const path = await writeDownload(cube, datasetPath, { format: "netcdf", variables: "UWND", time: "0,1e12" }, "/data/tmp");
  */
-export async function writeDownload(cube: Cube, params: Record<string, string>, scratchDir: string, signal?: AbortSignal): Promise<string> {
+export async function writeDownload(
+  cube: Cube,
+  source: string,
+  params: Record<string, string>,
+  scratchDir: string,
+  signal?: AbortSignal,
+): Promise<string> {
   const format = (params.format ?? "netcdf").trim().toLowerCase();
   if (format !== "netcdf" && format !== "nc")
     throw new InvalidInputError(`format must be netcdf; got "${params.format}"`, { parameter: "format" });
@@ -46,10 +54,7 @@ export async function writeDownload(cube: Cube, params: Record<string, string>, 
   const kept = chosen.filter((v) => !empty.includes(v.name));
   await mkdir(scratchDir, { recursive: true });
   const path = join(scratchDir, `download-${randomUUID()}.nc`);
-  await writeNetcdf4(cube, path, {
-    variables: kept.map((v) => v.name),
-    select: (v) => selections.get(v.name),
-    ...(signal ? { signal } : {}),
-  });
+  const keptSelections = Object.fromEntries(kept.map((v) => [v.name, selections.get(v.name)!]));
+  await writeNetcdf4InThread({ source, target: path, variables: kept.map((v) => v.name), selections: keptSelections }, signal);
   return path;
 }

@@ -1,0 +1,23 @@
+/**
+ * Starting a module of this code base as a worker thread, from built JS or from TypeScript
+ * sources: the job service's workers (jobs/) and the NetCDF-4 writer's thread (io/) alike.
+ */
+import { Worker } from "node:worker_threads";
+
+/**
+ * Start the module `name` next to `base` (a caller's import.meta.url) as a worker thread.
+ * Workers inherit the parent's execArgv by default, which is what we want; passing
+ * `execArgv: process.execArgv` explicitly would make Node refuse flags such as
+ * --max-old-space-size (ERR_WORKER_INVALID_EXEC_ARGV). From TypeScript sources (under tsx)
+ * the thread registers tsx itself: on Node 20 the inherited `--import` loader is not applied
+ * to worker threads ("Unknown file extension .ts").
+ * @example
+ * const worker = startModuleThread(import.meta.url, "netcdf4Thread", { source, target });
+ */
+export function startModuleThread(base: string, name: string, workerData: unknown): Worker {
+  if (!base.endsWith(".ts")) return new Worker(new URL(`./${name}.js`, base), { workerData });
+  const tsxApi = import.meta.resolve("tsx/esm/api");
+  const entry = new URL(`./${name}.ts`, base).href;
+  const boot = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(boot, { eval: true, workerData });
+}
