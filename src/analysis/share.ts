@@ -9,7 +9,7 @@ export interface Share {
 }
 
 /** The whole walk, as one thread does it. */
-export const WHOLE: Share = { index: 0, count: 1 };
+const WHOLE: Share = { index: 0, count: 1 };
 
 /**
  * Whether step `step` (0-based, in walk order) belongs to `share`.

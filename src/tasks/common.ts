@@ -4,7 +4,7 @@
  * (committed on success, aborted on any failure, reported so a crash can be cleaned up),
  * shared out over threads.
  */
-import { type Share, WHOLE } from "../analysis/share.js";
+import type { Share } from "../analysis/share.js";
 import { type Statistics, mergeStatistics } from "../analysis/statistics.js";
 import type { BlockSink } from "../analysis/subset.js";
 import type { Cube } from "../cube/types.js";
@@ -147,7 +147,7 @@ export async function writeDataset(
 ): Promise<VariableStatistics> {
   walk.signal?.throwIfAborted();
   const writer = await createZarrWriter(path, input.spec());
-  const stats = await input.compute(writer, { ...walk, share: walk.share ?? WHOLE });
+  const stats = await input.compute(writer, walk);
   await writer.finish({ "strata:statistics": Object.fromEntries(stats) });
   return stats;
 }
