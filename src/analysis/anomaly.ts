@@ -7,6 +7,7 @@
  * other), medians gather each pixel's valid values and quickselect them. `computeAnomaly`
  * walks a cube tile by tile into a block sink. Pure: knows nothing of formats or jobs.
  */
+import { combinationAt, combinationCount } from "./combinations.js";
 import {
   STD_TIME,
   type Cube,
@@ -436,15 +437,10 @@ export async function computeAnomaly(
     const groups = groupKeys(timeDimension(v).values, external ? "ALL" : (plan.calculationInterval as GroupInterval));
     const tiles = windowTiles(plan.window, anomalyTileEdge(v, plan));
     const others = v.dimensions.filter((d) => d.name !== STD_TIME);
-    const combos = others.reduce((n, d) => n * d.values.length, 1);
-    for (let c = 0; c < combos; c++) {
-      // The c-th combination of the other dimensions' indices, last dimension fastest.
-      const at = new Map<string, number>();
-      let rem = c;
-      for (let k = others.length - 1; k >= 0; k--) {
-        at.set(others[k].name, rem % others[k].values.length);
-        rem = Math.floor(rem / others[k].values.length);
-      }
+    const sizes = others.map((d) => d.values.length);
+    for (let c = 0; c < combinationCount(sizes); c++) {
+      const indices = combinationAt(c, sizes);
+      const at = new Map(others.map((d, k) => [d.name, indices[k]]));
       const rangeOf = (d: Dimension): readonly [number, number] =>
         d.name === STD_TIME ? [0, d.values.length] : [at.get(d.name)!, at.get(d.name)! + 1];
       const dims = v.dimensions.map(rangeOf);

@@ -3,6 +3,7 @@
  * (one slice by one spatial tile) at a time: memory is one tile whatever the cube's size.
  * Pure orchestration over the Cube interface; knows nothing of formats or jobs.
  */
+import { combinationAt } from "./combinations.js";
 import { type Cube, type Slab, type Window, variableNamed } from "../cube/types.js";
 import { type Share, ownStepCount, ownsStep } from "./share.js";
 import { type Statistics, statisticsAccumulator } from "./statistics.js";
@@ -54,13 +55,11 @@ export async function copySubset(
     const acc = statisticsAccumulator();
     const slices = slicesOf(spec.indices);
     for (let s = 0; s < slices; s++) {
-      // The s-th combination of kept indices, last dimension fastest; out = its output position.
-      const out = new Array<number>(spec.indices.length);
-      let rem = s;
-      for (let d = spec.indices.length - 1; d >= 0; d--) {
-        out[d] = rem % spec.indices[d].length;
-        rem = Math.floor(rem / spec.indices[d].length);
-      }
+      // The s-th combination of kept indices: its output position.
+      const out = combinationAt(
+        s,
+        spec.indices.map((list) => list.length),
+      );
       const dims = out.map((o, d) => [spec.indices[d][o], spec.indices[d][o] + 1] as const);
       for (let ty = 0; ty < tilesY; ty++) {
         for (let tx = 0; tx < tilesX; tx++) {

@@ -5,6 +5,7 @@
  * value is written as one float32 slice; a pixel with any nodata coefficient is nodata.
  * Evaluation is in float64 on the documented basis (x = days since 1970-01-01 for StdTime).
  */
+import { combinationAt } from "./combinations.js";
 import type { Cube, Dimension, Variable, Window } from "../cube/types.js";
 import { STD_TIME, variableNamed } from "../cube/types.js";
 import { dimensionInterval } from "../cube/dimension.js";
@@ -117,12 +118,7 @@ export async function computePredict(
     const others = v.dimensions.slice(0, -1).map((d) => d.values.length);
     const acc = statisticsAccumulator();
     for (let s = 0; s < combos(v); s++) {
-      const at = new Array<number>(others.length);
-      let rem = s;
-      for (let d = others.length - 1; d >= 0; d--) {
-        at[d] = rem % others[d];
-        rem = Math.floor(rem / others[d]);
-      }
+      const at = combinationAt(s, others);
       const dims = [...at.map((i) => [i, i + 1] as const), [0, p] as const];
       for (let y = 0; y < w.height; y += tile) {
         for (let x = 0; x < w.width; x += tile) {

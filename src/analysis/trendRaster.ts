@@ -11,6 +11,7 @@
  * non-fitted dimensions followed by `Band` (values 1..bands); values are float64 with nodata
  * NaN; the variable attribute `strata:trend` holds the TrendMetadata.
  */
+import { combinationAt } from "./combinations.js";
 import type { Cube, Dimension, Variable, Window } from "../cube/types.js";
 import { STD_TIME, variableNamed } from "../cube/types.js";
 import { ownStepCount, ownsStep } from "./share.js";
@@ -199,14 +200,8 @@ export async function computeTrend(
     const { height: th, width: tw } = layout.tile;
     let out = new Float64Array(0);
     for (let s = 0; s < count; s++) {
-      // The s-th combination of the other dimensions, last fastest.
-      const at = new Array<number>(others.length).fill(0);
-      let rem = s;
-      for (let d = others.length - 1; d >= 0; d--) {
-        if (d === fitIndex) continue;
-        at[d] = rem % others[d];
-        rem = Math.floor(rem / others[d]);
-      }
+      // The s-th combination of the other dimensions (the fitted one counts as size 1: index 0).
+      const at = combinationAt(s, others);
       const dims = at.map((i, d) => (d === fitIndex ? ([0, fit.values.length] as const) : ([i, i + 1] as const)));
       const outAt = at.filter((_, d) => d !== fitIndex);
       for (let y = 0; y < w.height; y += th) {

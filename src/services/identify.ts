@@ -6,6 +6,7 @@
  * slice's value of the chosen variable at that cell, read as one time series per
  * combination of the other dimensions (a 1×1 window through the whole time axis).
  */
+import { combinationAt } from "../analysis/combinations.js";
 import type { ResolvedCrs } from "../analysis/crs.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { type Cube, type Grid, STD_TIME, type Variable } from "../cube/types.js";
@@ -190,14 +191,11 @@ async function seriesAt(variable: Variable, cell: Cell, signal?: AbortSignal): P
   const strides = sizes.map((_, d) => sizes.slice(d + 1).reduce((n, s) => n * s, 1));
   const combos = total / sizes[timeAxis];
   for (let k = 0; k < combos; k++) {
-    // Index of every other dimension for this combination (the time axis counts as size 1).
-    const at = new Array<number>(sizes.length).fill(0);
-    let rem = k;
-    for (let d = sizes.length - 1; d >= 0; d--) {
-      if (d === timeAxis) continue;
-      at[d] = rem % sizes[d];
-      rem = Math.floor(rem / sizes[d]);
-    }
+    // Index of every other dimension for this combination (the time axis counts as size 1: index 0).
+    const at = combinationAt(
+      k,
+      sizes.map((s, d) => (d === timeAxis ? 1 : s)),
+    );
     const dims = sizes.map((s, d) => (d === timeAxis ? ([0, s] as const) : ([at[d], at[d] + 1] as const)));
     const slab = await variable.read({ dims, window, signal });
     const offset = at.reduce((n, i, d) => n + i * strides[d], 0);

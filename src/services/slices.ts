@@ -4,6 +4,7 @@
  * statistics and download. The slices of a service are numbered variable by variable, each
  * variable's dimension values last dimension fastest (the `slices` resource lists them).
  */
+import { combinationAt, combinationCount } from "../analysis/combinations.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { parseIsoTime } from "../cube/time.js";
 import { type Cube, STD_TIME, type Variable } from "../cube/types.js";
@@ -35,16 +36,7 @@ export function listSlices(cube: Cube): Slice[] {
   const out: Slice[] = [];
   for (const variable of cube.variables) {
     const sizes = variable.dimensions.map((d) => d.values.length);
-    const total = sizes.reduce((n, s) => n * s, 1);
-    for (let k = 0; k < total; k++) {
-      const indices = new Array<number>(sizes.length);
-      let rem = k;
-      for (let d = sizes.length - 1; d >= 0; d--) {
-        indices[d] = rem % sizes[d];
-        rem = Math.floor(rem / sizes[d]);
-      }
-      out.push({ variable, indices });
-    }
+    for (let k = 0; k < combinationCount(sizes); k++) out.push({ variable, indices: combinationAt(k, sizes) });
   }
   return out;
 }

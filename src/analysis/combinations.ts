@@ -1,0 +1,28 @@
+/**
+ * Walking every combination of indices along some dimensions (the slices of a variable, or
+ * the values of the dimensions an analysis does not run along), last dimension fastest.
+ */
+
+/**
+ * The k-th combination of indices for dimensions of the given sizes, last fastest.
+ * @example
+ * combinationAt(5, [2, 3]); // [1, 2]
+ */
+export function combinationAt(k: number, sizes: readonly number[]): number[] {
+  const at = new Array<number>(sizes.length);
+  let rem = k;
+  for (let d = sizes.length - 1; d >= 0; d--) {
+    at[d] = rem % sizes[d];
+    rem = Math.floor(rem / sizes[d]);
+  }
+  return at;
+}
+
+/**
+ * How many combinations there are: the product of the sizes (1 for none).
+ * @example
+ * combinationCount([2, 3]); // 6
+ */
+export function combinationCount(sizes: readonly number[]): number {
+  return sizes.reduce((n, s) => n * s, 1);
+}
