@@ -5,6 +5,9 @@
  * in this thread, interleaved (the sharing of the work without the threads).
  */
 import assert from "node:assert/strict";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { openRasterStore } from "../../src/store/rasterStore.js";
 import type { RunContext, TaskDefinition } from "../../src/tasks/types.js";
 
 export function fakeRunContext<O>(dataDir: string, abortAt?: number, shards?: { task: TaskDefinition<O>; threads: number }) {
@@ -59,4 +62,29 @@ export async function assertStopsAfterFirstTile(
   );
   assert.equal(tiles, 1);
   assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
+}
+
+/**
+ * Run `task` cancelled at its first tile, then to the end, into the raster store at
+ * `dataDir`: the cancelled run rejects with AbortError promptly after one tile, having
+ * reported its pending dataset, and leaves nothing; the finished one commits the dataset it
+ * reported and ends at 100%. Resolves to that dataset's path.
+ */
+export async function assertCancelThenCommit<O>(task: TaskDefinition<O>, cancelled: O, finished: O, dataDir: string): Promise<string> {
+  const cancel = fakeRunContext(dataDir, 1);
+  const started = Date.now();
+  await assert.rejects(task.run(cancelled, cancel.ctx), (e: Error) => e.name === "AbortError");
+  assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
+  assert.equal(cancel.progress.length, 1);
+  assert.equal(typeof cancel.reports.pendingDataset, "string");
+  const store = await openRasterStore(dataDir, { sweep: false });
+  assert.deepEqual(await store.list(), []);
+  assert.deepEqual(await readdir(join(dataDir, "rasters", ".pending")), []);
+
+  const done = fakeRunContext(dataDir);
+  const result = await task.run(finished, done.ctx);
+  assert.equal(done.reports.pendingDataset, result.datasetId);
+  assert.deepEqual(await store.list(), [result.datasetId]);
+  assert.equal(done.progress.at(-1), 100);
+  return store.resolve(result.datasetId);
 }

@@ -5,7 +5,7 @@
  * layout and values against the trend raster's own coefficients, and cancellation.
  */
 import assert from "node:assert/strict";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -14,13 +14,12 @@ import { InvalidInputError } from "../../src/cube/errors.js";
 import { formatIso } from "../../src/cube/time.js";
 import type { Cube } from "../../src/cube/types.js";
 import { openCube, openLocation } from "../../src/io/open.js";
-import { openRasterStore } from "../../src/store/rasterStore.js";
 import { predictTask, writePredict } from "../../src/tasks/predict.js";
 import { TASKS } from "../../src/tasks/registry.js";
 import { trendTask, writeTrend } from "../../src/tasks/trend.js";
 import type { ParseEnv } from "../../src/tasks/types.js";
 import { REAL } from "../helpers/subsetCases.js";
-import { assertStopsAfterFirstTile, fakeRunContext } from "../helpers/runContext.js";
+import { assertCancelThenCommit, assertStopsAfterFirstTile } from "../helpers/runContext.js";
 
 const OUT = '{"serviceProperties":{"name":"predict_out"}}';
 const env: ParseEnv = {
@@ -327,18 +326,8 @@ describe("cancellation", () => {
   it("run: a cancelled job leaves nothing in the raster store; a finished one commits its dataset", async () => {
     const dataDir = join(dir, "data");
     const { options } = await parse({ dimensionDefinition: "BY_INTERVAL", start: "2000-01-01", end: "2000-12-01", intervalUnit: "MONTHS" });
-    const cancel = fakeRunContext(dataDir, 1);
-    await assert.rejects(predictTask.run({ ...options, tile: 16 }, cancel.ctx), (e: Error) => e.name === "AbortError");
-    assert.equal(cancel.progress.length, 1);
-    const store = await openRasterStore(dataDir, { sweep: false });
-    assert.deepEqual(await store.list(), []);
-    assert.deepEqual(await readdir(join(dataDir, "rasters", ".pending")), []);
-
-    const done = fakeRunContext(dataDir);
-    const result = await predictTask.run(options, done.ctx);
-    assert.deepEqual(await store.list(), [result.datasetId]);
-    assert.equal(done.progress.at(-1), 100);
-    const out = await openCube(await store.resolve(result.datasetId));
+    const path = await assertCancelThenCommit(predictTask, { ...options, tile: 16 }, options, dataDir);
+    const out = await openCube(path);
     try {
       assert.deepEqual(out.variables[0].dimensions[0].values.length, 12);
     } finally {
