@@ -15,7 +15,7 @@ import { getItemByServiceName } from "../portal/items.js";
 import { writeDownload } from "../services/download.js";
 import { type ExportedImage, planExport, renderExport } from "../services/exportImage.js";
 import { imageKey } from "../services/imageCache.js";
-import { type DimensionValues, imageServiceInfo, multidimensionalInfo, spatialReference } from "../services/info.js";
+import { type DimensionValues, gridExtent, imageServiceInfo, multidimensionalInfo } from "../services/info.js";
 import { listSlices, sliceDefinition } from "../services/slices.js";
 import { datasetFile, datasetIdOf } from "../services/publish.js";
 import { HOSTED_FOLDER } from "../services/urls.js";
@@ -85,18 +85,11 @@ export function registerImageServer(app: FastifyInstance, ctx: AppContext): void
     }
     const f = (params.f ?? "image").toLowerCase();
     if (f === "image") return sendImage(request, reply, image, key, item.access === "public");
-    const [t0, t1, , t3, , t5] = plan.target.transform;
     const body = {
       href: `${ctx.urls.base}/rest/services/${HOSTED_FOLDER}/${name}/ImageServer/output/${key}.${image.extension}`,
       width: plan.target.width,
       height: plan.target.height,
-      extent: {
-        xmin: t0,
-        ymin: t3 + plan.target.height * t5,
-        xmax: t0 + plan.target.width * t1,
-        ymax: t3,
-        spatialReference: spatialReference(plan.target),
-      },
+      extent: gridExtent(plan.target),
       scale: 0,
     };
     return {

@@ -5,14 +5,13 @@
  * the target by analysis/warp (nearest, bilinear or cubic), then rendered (renderingRule, or
  * a default that suits scientific data) and encoded as PNG, JPEG, or a float GeoTIFF.
  */
-import type { ResolvedCrs } from "../analysis/crs.js";
 import type { Statistics } from "../analysis/statistics.js";
 import { type Envelope, type ResamplingMethod, transformEnvelope, warpCube } from "../analysis/warp.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { gridFromTransform } from "../cube/grid.js";
 import { type Cube, type Grid, PIXEL_ARRAYS, type PixelType, type TypedArray } from "../cube/types.js";
 import { encodeGridGeoTiff } from "../io/geotiffWrite.js";
-import { MAX_IMAGE_HEIGHT, MAX_IMAGE_WIDTH } from "./info.js";
+import { MAX_IMAGE_HEIGHT, MAX_IMAGE_WIDTH, gridEnvelope } from "./info.js";
 import { encodeJpeg, encodeJpgPng } from "./render/jpeg.js";
 import { type PngFormat, encodePng } from "./render/png.js";
 import { type RenderPlan, defaultRenderPlan, parseRenderingRule, renderRgba } from "./render/renderingRule.js";
@@ -38,7 +37,6 @@ const PIXEL_TYPES: readonly PixelType[] = ["U8", "S8", "U16", "S16", "U32", "S32
 export interface ExportPlan {
   /** The grid the image covers, in imageSR. */
   readonly target: Grid;
-  readonly imageCrs: ResolvedCrs;
   readonly format: ImageFormat;
   /** The slice drawn; undefined when the request names values no slice has (a blank image). */
   readonly slice: Slice | undefined;
@@ -68,7 +66,7 @@ export function planExport(
   const [width, height] = parseSize(params.size);
   let envelope: Envelope | undefined = box
     ? box.envelope
-    : transformEnvelope(serviceEnvelope(cube.grid), service.definition, bboxCrs.definition);
+    : transformEnvelope(gridEnvelope(cube.grid), service.definition, bboxCrs.definition);
   if (envelope && bboxCrs.definition !== imageCrs.definition)
     envelope = transformEnvelope(envelope, bboxCrs.definition, imageCrs.definition);
   if (!envelope) throw new InvalidInputError("bbox has no part that can be drawn in imageSR", { parameter: "bbox" });
@@ -104,7 +102,6 @@ export function planExport(
     throw new InvalidInputError(`compressionQuality must be 1 to 100; got ${quality}`, { parameter: "compressionQuality" });
   return {
     target,
-    imageCrs,
     format,
     slice,
     method,
@@ -188,13 +185,6 @@ function convert(values: Float64Array, pixelType: PixelType, nodata: number | un
     out[i] = v !== v ? (nodata ?? 0) : floating ? v : Math.round(v);
   }
   return out;
-}
-
-function serviceEnvelope(grid: Grid): Envelope {
-  const [t0, t1, , t3, , t5] = grid.transform;
-  const xs = [t0, t0 + grid.width * t1];
-  const ys = [t3, t3 + grid.height * t5];
-  return { xmin: Math.min(...xs), xmax: Math.max(...xs), ymin: Math.min(...ys), ymax: Math.max(...ys) };
 }
 
 /** The envelope grown about its centre so width × height cells are square (as ArcGIS does). */

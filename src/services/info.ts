@@ -2,6 +2,7 @@
  * The JSON an ArcGIS client reads from a hosted image service: the root resource and
  * `multidimensionalInfo`, built from the dataset's cube and its stored statistics.
  */
+import type { Envelope } from "../analysis/warp.js";
 import type { Statistics } from "../analysis/statistics.js";
 import type { Cube, Grid, PixelType } from "../cube/types.js";
 import { STD_TIME } from "../cube/types.js";
@@ -21,17 +22,17 @@ export function spatialReference(grid: Grid): Record<string, unknown> {
   return grid.crs.wkt ? { wkt: grid.crs.wkt } : {};
 }
 
-export function gridExtent(grid: Grid): Record<string, unknown> {
+/** The outer edges of an unrotated grid's cells. */
+export function gridEnvelope(grid: Grid): Envelope {
   const [t0, t1, , t3, , t5] = grid.transform;
   const xs = [t0, t0 + t1 * grid.width];
   const ys = [t3, t3 + t5 * grid.height];
-  return {
-    xmin: Math.min(...xs),
-    ymin: Math.min(...ys),
-    xmax: Math.max(...xs),
-    ymax: Math.max(...ys),
-    spatialReference: spatialReference(grid),
-  };
+  return { xmin: Math.min(...xs), ymin: Math.min(...ys), xmax: Math.max(...xs), ymax: Math.max(...ys) };
+}
+
+/** A grid's envelope as ArcGIS writes extents, with its spatial reference. */
+export function gridExtent(grid: Grid): Record<string, unknown> {
+  return { ...gridEnvelope(grid), spatialReference: spatialReference(grid) };
 }
 
 const ESRI_PIXEL_TYPE: Record<PixelType, string> = {

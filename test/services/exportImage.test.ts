@@ -71,7 +71,7 @@ describe("exportImage plan", () => {
     const stretched = planExport(cube, stats, { bbox: "0,0,10,20", bboxSR: "4326", size: "100,100", adjustAspectRatio: "false" });
     assert.deepEqual(stretched.target.transform, [0, 0.1, 0, 20, 0, -0.2]);
     const mercator = planExport(cube, stats, { bbox: "0,0,1000000,1000000", bboxSR: "102100", size: "10,10" });
-    assert.equal(mercator.imageCrs.crs.epsg, 3857);
+    assert.equal(mercator.target.crs.epsg, 3857);
   });
 
   it("draws a transparent image when the request names values no slice has", async () => {
