@@ -12,6 +12,7 @@ import { AuthError } from "../portal/errors.js";
 import { createItem, getItem } from "../portal/items.js";
 import { sameUsername } from "../portal/users.js";
 import { datasetFile, datasetIdOf, publishOutput } from "../services/publish.js";
+import { parseJsonParam } from "../services/spatial.js";
 import { storeUpload } from "../services/upload.js";
 import { copyIntoStore } from "../tasks/subset.js";
 import { openCube } from "../io/open.js";
@@ -62,12 +63,8 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
       const datasetId = datasetIdOf(source);
       if (!datasetId || source.serviceName)
         throw new InvalidInputError(`itemId: item ${source.id} is not an uploaded raster`, { parameter: "itemId" });
-      let parameters: Record<string, unknown>;
-      try {
-        parameters = JSON.parse(p.publishParameters ?? "{}") as Record<string, unknown>;
-      } catch {
-        throw new InvalidInputError("publishParameters is not valid JSON", { parameter: "publishParameters" });
-      }
+      const parsed = parseJsonParam(p.publishParameters ?? "{}", "publishParameters");
+      const parameters = (typeof parsed === "object" && parsed !== null ? parsed : {}) as Record<string, unknown>;
       const serviceName = String(parameters.name ?? "").trim();
       if (!SERVICE_NAME.test(serviceName)) {
         throw new InvalidInputError("publishParameters.name must be 1-120 letters, digits or underscores", {

@@ -16,6 +16,7 @@ import { encodeJpeg, encodeJpgPng } from "./render/jpeg.js";
 import { type PngFormat, encodePng } from "./render/png.js";
 import { type RenderPlan, defaultRenderPlan, parseRenderingRule, renderRgba } from "./render/renderingRule.js";
 import { type Slice, selectSlice } from "./slices.js";
+import { booleanParam, choiceParam, numberParam } from "./requestValues.js";
 import { gridCrs, parseEnvelope, parseSpatialReference } from "./spatial.js";
 
 export const IMAGE_FORMATS = ["png", "png8", "png24", "png32", "jpg", "jpgpng", "tiff"] as const;
@@ -70,12 +71,12 @@ export function planExport(
   if (envelope && bboxCrs.definition !== imageCrs.definition)
     envelope = transformEnvelope(envelope, bboxCrs.definition, imageCrs.definition);
   if (!envelope) throw new InvalidInputError("bbox has no part that can be drawn in imageSR", { parameter: "bbox" });
-  if (flag(params.adjustAspectRatio, true, "adjustAspectRatio")) envelope = squareCells(envelope, width, height);
+  if (booleanParam(params.adjustAspectRatio, true, "adjustAspectRatio")) envelope = squareCells(envelope, width, height);
   const cx = (envelope.xmax - envelope.xmin) / width;
   const cy = (envelope.ymax - envelope.ymin) / height;
   const target = gridFromTransform(width, height, [envelope.xmin, cx, 0, envelope.ymax, 0, -cy], imageCrs.crs);
 
-  const format = choice(params.format, "png", IMAGE_FORMATS, "format");
+  const format = choiceParam(params.format, "png", IMAGE_FORMATS, "format");
   const slice = selectSlice(cube, { sliceId: params.sliceId, mosaicRule: params.mosaicRule, time: params.time });
   const variable = slice?.variable ?? cube.variables[0];
   const stats = statistics[variable.name] ?? undefined;
@@ -94,10 +95,10 @@ export function planExport(
   }
   const pixelType =
     params.pixelType?.trim() && params.pixelType.trim().toUpperCase() !== "UNKNOWN"
-      ? choice(params.pixelType.toUpperCase(), "F32", PIXEL_TYPES, "pixelType")
+      ? choiceParam(params.pixelType.toUpperCase(), "F32", PIXEL_TYPES, "pixelType")
       : undefined;
-  const noData = params.noData?.trim() ? finite(params.noData, "noData") : undefined;
-  const quality = params.compressionQuality?.trim() ? finite(params.compressionQuality, "compressionQuality") : 75;
+  const noData = params.noData?.trim() ? numberParam(params.noData, "noData") : undefined;
+  const quality = params.compressionQuality?.trim() ? numberParam(params.compressionQuality, "compressionQuality") : 75;
   if (!(quality >= 1 && quality <= 100))
     throw new InvalidInputError(`compressionQuality must be 1 to 100; got ${quality}`, { parameter: "compressionQuality" });
   return {
@@ -210,26 +211,4 @@ function parseSize(text: string | undefined): [number, number] {
     );
   }
   return [parts[0], parts[1]];
-}
-
-function choice<T extends string>(text: string | undefined, fallback: T, allowed: readonly T[], parameter: string): T {
-  if (text === undefined || text.trim() === "") return fallback;
-  const t = text.trim().toLowerCase();
-  const found = allowed.find((a) => a.toLowerCase() === t);
-  if (!found) throw new InvalidInputError(`${parameter} must be one of ${allowed.join(", ")}; got "${text}"`, { parameter });
-  return found;
-}
-
-function finite(text: string, parameter: string): number {
-  const n = Number(text.trim());
-  if (!Number.isFinite(n)) throw new InvalidInputError(`${parameter} must be a number; got "${text}"`, { parameter });
-  return n;
-}
-
-function flag(text: string | undefined, fallback: boolean, parameter: string): boolean {
-  if (text === undefined || text.trim() === "") return fallback;
-  const t = text.trim().toLowerCase();
-  if (t === "true") return true;
-  if (t === "false") return false;
-  throw new InvalidInputError(`${parameter} must be true or false; got "${text}"`, { parameter });
 }

@@ -6,12 +6,13 @@
  * slice's value of the chosen variable at that cell, read as one time series per
  * combination of the other dimensions (a 1×1 window through the whole time axis).
  */
+import { booleanParam } from "./requestValues.js";
 import { combinationAt } from "../analysis/combinations.js";
 import type { ResolvedCrs } from "../analysis/crs.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { type Cube, type Grid, STD_TIME, type Variable } from "../cube/types.js";
 import { spatialReference } from "./info.js";
-import { type Slice, listSlices, selectSlice, sliceDefinition } from "./slices.js";
+import { type Slice, listSlices, requestedVariable, selectSlice, sliceDefinition } from "./slices.js";
 import { type MapPoint, gridCrs, parseGeometry, parseSpatialReference, pixelMapper } from "./spatial.js";
 
 /** A cell of the service grid (north-up row, west-east column). */
@@ -72,7 +73,7 @@ export async function identify(cube: Cube, params: Readonly<Record<string, strin
     const value = slice && cell ? await cellValue(slice, cell, signal) : null;
     return result(pixelText(value, slice?.variable), null);
   }
-  const variable = slice?.variable ?? chosenVariable(cube, sliceParams);
+  const variable = slice?.variable ?? requestedVariable(cube, sliceParams);
   const slices = listSlices(cube).filter((s) => s.variable === variable);
   const values = cell ? await seriesAt(variable, cell, signal) : slices.map(() => null);
   const selected = slice ? slices.findIndex((s) => s.indices.every((i, d) => i === slice.indices[d])) : -1;
@@ -144,19 +145,6 @@ export function pixelText(value: number | null, variable: Variable | undefined):
   return String(Number(value.toPrecision(9)));
 }
 
-/**
- * A boolean request parameter ("true"/"false", any case), or a 400 naming it.
- * @example
- * booleanParam("TRUE", false, "returnFirstValueOnly"); // true
- */
-export function booleanParam(text: string | undefined, fallback: boolean, parameter: string): boolean {
-  if (text === undefined || text.trim() === "") return fallback;
-  const t = text.trim().toLowerCase();
-  if (t === "true") return true;
-  if (t === "false") return false;
-  throw new InvalidInputError(`${parameter} must be true or false; got "${text}"`, { parameter });
-}
-
 /** One cell of one slice, or null at nodata. */
 async function cellValue(slice: Slice, cell: Cell, signal?: AbortSignal): Promise<number | null> {
   const slab = await slice.variable.read({
@@ -205,18 +193,4 @@ async function seriesAt(variable: Variable, cell: Cell, signal?: AbortSignal): P
     }
   }
   return out;
-}
-
-/**
- * The variable a request means when its dimension values match no slice: the one its mosaic
- * rule or variableName names (selectSlice has already checked that it exists), else the first.
- */
-function chosenVariable(cube: Cube, params: { mosaicRule?: string; variableName?: string }): Variable {
-  let named = params.variableName;
-  if (params.mosaicRule?.trim()) {
-    const rule = JSON.parse(params.mosaicRule) as { multidimensionalDefinition?: { variableName?: unknown }[] | null };
-    const fromRule = (rule.multidimensionalDefinition ?? []).find((d) => typeof d.variableName === "string" && d.variableName !== "");
-    if (fromRule) named = fromRule.variableName as string;
-  }
-  return selectSlice(cube, { variableName: named })?.variable ?? cube.variables[0];
 }

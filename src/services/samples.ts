@@ -7,7 +7,8 @@
  */
 import { InvalidInputError } from "../cube/errors.js";
 import type { Cube, Window } from "../cube/types.js";
-import { type Cell, booleanParam, cellLocator, crsJson, isNodata, pixelText, queryCrs } from "./identify.js";
+import { type Cell, cellLocator, crsJson, isNodata, pixelText, queryCrs } from "./identify.js";
+import { booleanParam } from "./requestValues.js";
 import { type Slice, selectSlice } from "./slices.js";
 import { type Geometry, type MapPoint, parseGeometry } from "./spatial.js";
 

@@ -4,6 +4,7 @@
  * statistics and download. The slices of a service are numbered variable by variable, each
  * variable's dimension values last dimension fastest (the `slices` resource lists them).
  */
+import { parseJsonParam } from "./spatial.js";
 import { combinationAt, combinationCount } from "../analysis/combinations.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { parseIsoTime } from "../cube/time.js";
@@ -80,8 +81,7 @@ export function selectSlice(cube: Cube, params: SliceParams): Slice | undefined 
     return all[id];
   }
   const definition = parseDefinition(params.mosaicRule);
-  const named = definition.find((d) => d.variableName)?.variableName ?? params.variableName;
-  const variable = named === undefined || named === "" ? cube.variables[0] : variableByName(cube, named);
+  const variable = namedVariable(cube, definition, params.variableName);
   const wanted = new Map<string, Wanted>();
   for (const d of definition) {
     if (d.variableName && d.variableName.toLowerCase() !== variable.name.toLowerCase()) continue;
@@ -141,6 +141,21 @@ function matchAll(values: readonly number[], wanted: Wanted, inEffect: boolean):
     }
   }
   return [...keep].sort((a, b) => a - b);
+}
+
+/**
+ * The variable a request means, whether or not its dimension values match a slice: the one
+ * its mosaic rule names, else `variableName`, else the first.
+ * @example
+ * requestedVariable(cube, { mosaicRule: '{"multidimensionalDefinition":[{"variableName":"VWND"}]}' }).name; // "VWND"
+ */
+export function requestedVariable(cube: Cube, params: Pick<SliceParams, "mosaicRule" | "variableName">): Variable {
+  return namedVariable(cube, parseDefinition(params.mosaicRule), params.variableName);
+}
+
+function namedVariable(cube: Cube, definition: readonly DefinitionEntry[], variableName: string | undefined): Variable {
+  const named = definition.find((d) => d.variableName)?.variableName ?? variableName;
+  return named === undefined || named === "" ? cube.variables[0] : variableByName(cube, named);
 }
 
 function variableByName(cube: Cube, name: string): Variable {
@@ -224,12 +239,7 @@ interface DefinitionEntry {
 
 function parseDefinition(text: string | undefined): DefinitionEntry[] {
   if (text === undefined || text.trim() === "") return [];
-  let rule: unknown;
-  try {
-    rule = JSON.parse(text);
-  } catch {
-    throw new InvalidInputError("mosaicRule is not valid JSON", { parameter: "mosaicRule" });
-  }
+  const rule = parseJsonParam(text, "mosaicRule");
   if (typeof rule !== "object" || rule === null || Array.isArray(rule))
     throw new InvalidInputError("mosaicRule must be a JSON object", { parameter: "mosaicRule" });
   const defs = (rule as Record<string, unknown>).multidimensionalDefinition;

@@ -1,0 +1,42 @@
+/**
+ * Plain request parameters of the image service operations (booleans, numbers, keywords):
+ * absent means the default, anything unreadable is a 400 naming the parameter.
+ */
+import { InvalidInputError } from "../cube/errors.js";
+
+/**
+ * "true"/"false" in any case.
+ * @example
+ * booleanParam("TRUE", false, "returnFirstValueOnly"); // true
+ */
+export function booleanParam(text: string | undefined, fallback: boolean, parameter: string): boolean {
+  if (text === undefined || text.trim() === "") return fallback;
+  const t = text.trim().toLowerCase();
+  if (t === "true") return true;
+  if (t === "false") return false;
+  throw new InvalidInputError(`${parameter} must be true or false; got "${text}"`, { parameter });
+}
+
+/**
+ * A finite number.
+ * @example
+ * numberParam("75", "compressionQuality"); // 75
+ */
+export function numberParam(text: string, parameter: string): number {
+  const n = Number(text.trim());
+  if (!Number.isFinite(n)) throw new InvalidInputError(`${parameter} must be a number; got "${text}"`, { parameter });
+  return n;
+}
+
+/**
+ * One of `allowed`, in any case.
+ * @example
+ * choiceParam("PNG32", "png", ["png", "png32"], "format"); // "png32"
+ */
+export function choiceParam<T extends string>(text: string | undefined, fallback: T, allowed: readonly T[], parameter: string): T {
+  if (text === undefined || text.trim() === "") return fallback;
+  const t = text.trim().toLowerCase();
+  const found = allowed.find((a) => a.toLowerCase() === t);
+  if (!found) throw new InvalidInputError(`${parameter} must be one of ${allowed.join(", ")}; got "${text}"`, { parameter });
+  return found;
+}
