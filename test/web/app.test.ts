@@ -193,6 +193,9 @@ describe("the Strata web app", { timeout: 150_000 }, () => {
     const legend = page.locator('.map-panel[data-side="left"] .legend');
     assert.equal(await legend.getAttribute("data-ramp"), "RdBu_r", "anomalies get the diverging ramp");
     assert.equal(Number(await legend.getAttribute("data-min")), -Number(await legend.getAttribute("data-max")), "symmetric about zero");
+    // ColorBrewer's RdBu ends, reversed: #053061 (dark blue) for the lowest values, #67001f (dark red) for the highest.
+    const gradient = await legend.locator(".ramp").evaluate((e) => getComputedStyle(e).backgroundImage);
+    assert.match(gradient, /^linear-gradient\(to right, rgb\(5, 48, 97\) 0%.*rgb\(103, 0, 31\) 100%\)$/);
     const january = await shoot("07-map-january", map);
 
     // Keyboard: the slider moves with the arrow keys, as range inputs do.
@@ -276,6 +279,9 @@ describe("the Strata web app", { timeout: 150_000 }, () => {
       "viridis",
       "a trend is not an anomaly",
     );
+    // matplotlib's viridis ends: #440154 and #fde725.
+    const viridis = await page.locator('.map-panel[data-side="left"] .legend .ramp').evaluate((e) => getComputedStyle(e).backgroundImage);
+    assert.match(viridis, /^linear-gradient\(to right, rgb\(68, 1, 84\) 0%.*rgb\(253, 231, 37\) 100%\)$/);
     await shoot("12b-trend-bands");
   });
 
