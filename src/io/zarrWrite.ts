@@ -53,11 +53,9 @@ export interface CubeSpec {
   readonly variables: readonly VariableSpec[];
 }
 
-export interface ZarrWriter {
+export interface ZarrWriter extends BlockWriter {
   /** Chunk shape each variable was created with, to align blocks with chunks. */
   readonly chunkShapes: ReadonlyMap<string, readonly number[]>;
-  /** Write `slab` at `start` (over [...dims, rows, cols]) of the named variable. */
-  writeBlock(variable: string, start: readonly number[], slab: Slab): Promise<void>;
   /**
    * Add `attributes` to the root (e.g. statistics known only once everything is written),
    * then write consolidated metadata; the store is complete after this.
@@ -131,8 +129,9 @@ export async function createZarrWriter(path: string, spec: CubeSpec): Promise<Za
   };
 }
 
-/** Writes blocks into the arrays of a store another writer created (see openBlockWriter). */
+/** Writes blocks into a store's arrays (a ZarrWriter, or openBlockWriter on one it created). */
 export interface BlockWriter {
+  /** Write `slab` at `start` (over [...dims, rows, cols]) of the named variable. */
   writeBlock(variable: string, start: readonly number[], slab: Slab): Promise<void>;
 }
 
