@@ -24,6 +24,14 @@ export interface ServeConfig {
   readonly imageHostingUrl: string;
   readonly logLevel: string;
   readonly samples: boolean;
+  /** Threads drawing exports and answering value queries; the bulk lane gets half. */
+  readonly workThreads: number;
+  /** Requests that may wait for a work thread before the server answers busy. */
+  readonly workQueue: number;
+  /** Largest file one upload may have, in bytes. */
+  readonly uploadLimitBytes: number;
+  /** Bytes each non-admin user may keep in the raster store (Infinity: none). */
+  readonly userQuotaBytes: number;
 }
 
 export const SERVE_OPTIONS = {
@@ -81,6 +89,22 @@ export const SERVE_OPTIONS = {
   },
   "log-level": { type: "string", env: "STRATA_LOG_LEVEL", help: "fatal, error, warn, info (default), debug, trace or silent" },
   "no-samples": { type: "boolean", env: "STRATA_NO_SAMPLES", help: "do not publish the sample datasets on first start" },
+  "work-threads": {
+    type: "string",
+    env: "STRATA_WORK_THREADS",
+    help: "threads drawing exports and answering identify/samples/statistics; uploads, downloads and large exports get half as many more (default: the number of cores)",
+  },
+  "work-queue": {
+    type: "string",
+    env: "STRATA_WORK_QUEUE",
+    help: "requests that may wait for a work thread; past it the server answers 503 busy with Retry-After (default 512; large work: 1/16 of it)",
+  },
+  "upload-limit": { type: "string", env: "STRATA_UPLOAD_LIMIT", help: "largest file one upload may have: 500M, 2G ... (default 2G)" },
+  "user-quota": {
+    type: "string",
+    env: "STRATA_USER_QUOTA",
+    help: "raster storage each non-admin user may use: 10G, 1T ... or none (default 20G)",
+  },
 } as const;
 
 type Values = {
@@ -139,6 +163,10 @@ export function resolveServeConfig(flags: Values, env: Record<string, string | u
     imageHostingUrl: url(get("image-hosting-url") ?? publicUrl, "image-hosting-url"),
     logLevel: level,
     samples: !boolean(get("no-samples"), "no-samples"),
+    workThreads: integer(get("work-threads") ?? String(availableParallelism()), "work-threads", 1, 256),
+    workQueue: integer(get("work-queue") ?? "512", "work-queue", 16, 100_000),
+    uploadLimitBytes: bytes(get("upload-limit") ?? "2G", "upload-limit"),
+    userQuotaBytes: bytes(get("user-quota") ?? "20G", "user-quota"),
   };
 }
 
@@ -165,6 +193,17 @@ function url(text: string, name: string): string {
   } catch {
     throw new InvalidInputError(`--${name} must be an http(s) URL; got "${text}"`, { parameter: name });
   }
+}
+
+const BYTE_UNITS: Record<string, number> = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
+
+/** "500M", "2G", "1.5T", a number of bytes; "none" for no limit. */
+export function bytes(text: string, name: string): number {
+  if (/^(none|unlimited|infinity)$/i.test(text.trim())) return Infinity;
+  const m = text.trim().match(/^(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?$/i);
+  if (!m || Number(m[1]) <= 0)
+    throw new InvalidInputError(`--${name} must be a size such as 500M, 2G or 1T, or none; got "${text}"`, { parameter: name });
+  return Math.round(Number(m[1]) * BYTE_UNITS[m[2].toLowerCase()]);
 }
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

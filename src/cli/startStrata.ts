@@ -21,6 +21,7 @@ import { ensureInitialAdmin } from "../portal/users.js";
 import { datasetCache } from "../services/datasets.js";
 import { imageCache } from "../services/imageCache.js";
 import { publishOutput } from "../services/publish.js";
+import { createWorkPool } from "../services/work/pool.js";
 import type { ServerUrls } from "../services/urls.js";
 import { createDataStoreRegistry } from "../store/dataStores.js";
 import { type MetadataDb, openMetadataDb } from "../store/metadataDb.js";
@@ -49,6 +50,8 @@ export interface RunningStrata {
 const SAMPLES_DIRS = ["../../samples/", "../../../samples/"].map((p) => fileURLToPath(new URL(p, import.meta.url)));
 /** Memory for rendered exportImage responses (a 512×512 PNG is about 100 KB). */
 const IMAGE_CACHE_BYTES = 64 * 1024 * 1024;
+/** Exports past this many pixels (2048², ~100 MB to draw) run on the bulk lane, off the small ones' threads. */
+const BULK_EXPORT_PIXELS = 2048 * 2048;
 /** Workers import the task runner from sources under tsx, from dist/ when compiled. */
 const WORKER_MODULE = new URL(`../tasks/worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
 
@@ -100,6 +103,12 @@ export async function startStrata(requested: ServeConfig, options: { logger?: bo
   if (adminPassword && config.samples) await publishSamples(db, store, urls);
 
   const datasets = datasetCache(store);
+  const work = createWorkPool({
+    quickThreads: config.workThreads,
+    bulkThreads: Math.max(1, Math.floor(config.workThreads / 2)),
+    quickQueue: config.workQueue,
+    bulkQueue: Math.max(4, Math.floor(config.workQueue / 16)),
+  });
   const ctx: AppContext = {
     basePath: publicPath,
     urls,
@@ -108,6 +117,8 @@ export async function startStrata(requested: ServeConfig, options: { logger?: bo
     dataStores,
     datasets,
     images: imageCache(IMAGE_CACHE_BYTES),
+    work,
+    limits: { uploadBytes: config.uploadLimitBytes, quotaBytes: config.userQuotaBytes, bulkExportPixels: BULK_EXPORT_PIXELS },
     jobs,
     tasks: TASKS,
     allowAnonymous: config.allowAnonymous,
@@ -130,6 +141,7 @@ export async function startStrata(requested: ServeConfig, options: { logger?: bo
       closed = true;
       await server.close();
       await jobs.close();
+      await work.close();
       await datasets.close();
       db.close();
     },

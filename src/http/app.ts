@@ -3,6 +3,7 @@
  * Thin by design: it decodes HTTP into calls on portal/, jobs/, tasks/ and services/ and
  * turns their answers and typed errors back into ArcGIS responses.
  */
+import { join } from "node:path";
 import cors from "@fastify/cors";
 import formbody from "@fastify/formbody";
 import multipart from "@fastify/multipart";
@@ -11,7 +12,8 @@ import type { AppContext } from "./context.js";
 import { HttpError } from "./errors.js";
 import { registerGpServer } from "./gpServer.js";
 import { registerImageServer } from "./imageServer.js";
-import { registerUploads } from "./uploads.js";
+import { registerMultipartBodies } from "./multipartBody.js";
+import { registerUploads, uploadLimit } from "./uploads.js";
 import { registerWebApp } from "./webApp.js";
 import { sendError } from "./respond.js";
 import { registerRest } from "./rest.js";
@@ -32,7 +34,8 @@ export async function buildServer(ctx: AppContext, options: { logger?: boolean |
   });
   await server.register(cors, { origin: true, methods: ["GET", "POST", "OPTIONS"], credentials: true });
   await server.register(formbody);
-  await server.register(multipart, { attachFieldsToBody: "keyValues", limits: { fileSize: 2 * 1024 ** 3 } });
+  await server.register(multipart);
+  registerMultipartBodies(server, { scratchDir: join(ctx.store.dataDir, "tmp", "uploads"), fileLimit: (r) => uploadLimit(ctx, r) });
   server.setErrorHandler((error, request, reply) => {
     const status = (error as { statusCode?: number }).statusCode;
     // Framework errors (bad body, too large) become ArcGIS 400s, never a bare 5xx.

@@ -6,6 +6,7 @@ import type { RasterStore } from "../store/rasterStore.js";
 import type { DatasetCache } from "../services/datasets.js";
 import type { ImageCache } from "../services/imageCache.js";
 import type { ServerUrls } from "../services/urls.js";
+import type { WorkPool } from "../services/work/pool.js";
 import type { TaskDefinition } from "../tasks/types.js";
 
 export interface AppContext {
@@ -18,9 +19,22 @@ export interface AppContext {
   readonly datasets: DatasetCache;
   /** Rendered exportImage responses. */
   readonly images: ImageCache;
+  /** Threads for what a request computes over many pixels or bytes (the event loop only routes). */
+  readonly work: WorkPool;
+  readonly limits: RequestLimits;
   readonly jobs: JobService;
   readonly tasks: ReadonlyMap<string, TaskDefinition>;
   readonly allowAnonymous: boolean;
   readonly allowedHosts: readonly string[];
   readonly maximumRecords: number;
+}
+
+/** What bounds a request's resources (serve flags, docs/security.md). */
+export interface RequestLimits {
+  /** Largest file one upload may have. */
+  readonly uploadBytes: number;
+  /** Bytes each non-admin user may keep in the raster store (Infinity: no quota). */
+  readonly quotaBytes: number;
+  /** Exports larger than this many pixels run on the bulk lane. */
+  readonly bulkExportPixels: number;
 }

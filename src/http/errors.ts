@@ -5,6 +5,7 @@
  */
 import { InvalidInputError, NotFoundError, StrataError, UnsupportedDataError } from "../cube/errors.js";
 import { AuthError } from "../portal/errors.js";
+import { BusyError } from "../services/work/pool.js";
 
 export interface ErrorBody {
   readonly code: number;
@@ -31,6 +32,7 @@ export class HttpError extends StrataError {
 export function errorBody(e: unknown): ErrorBody {
   if (e instanceof HttpError) return { code: e.code, message: e.message, details: e.details };
   if (e instanceof AuthError) return { code: e.code, message: e.message, details: [...e.details] };
+  if (e instanceof BusyError) return { code: 503, message: "Server busy.", details: [e.message] };
   if (e instanceof InvalidInputError || e instanceof UnsupportedDataError) {
     const detail = e.parameter && !e.message.includes(e.parameter) ? `${e.parameter}: ${e.message}` : e.message;
     return { code: 400, message: "Unable to complete operation.", details: [detail] };

@@ -4,25 +4,28 @@
  * cache; f=json answers an href under `output/`), `download` (NetCDF-4); identify,
  * getSamples and computeStatisticsHistograms are in imageQueries.ts.
  */
+import { randomUUID } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { rm, stat } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { InvalidInputError, NotFoundError } from "../cube/errors.js";
 import { canRead } from "../portal/access.js";
 import { AuthError } from "../portal/errors.js";
 import { getItemByServiceName } from "../portal/items.js";
-import { writeDownload } from "../services/download.js";
-import { type ExportedImage, planExport, renderExport } from "../services/exportImage.js";
+import { planDownload } from "../services/download.js";
+import { type ExportedImage, planExport } from "../services/exportImage.js";
 import { imageKey } from "../services/imageCache.js";
 import { type DimensionValues, gridExtent, imageServiceInfo, multidimensionalInfo } from "../services/info.js";
 import { listSlices, sliceDefinition } from "../services/slices.js";
 import { datasetFile, datasetIdOf } from "../services/publish.js";
 import { HOSTED_FOLDER } from "../services/urls.js";
 import { viewerOf } from "./auth.js";
+import { clientGone } from "./clientGone.js";
 import { registerImageQueries } from "./imageQueries.js";
 import type { AppContext } from "./context.js";
 import { requestParams } from "./params.js";
+import { sendError } from "./respond.js";
 import { resource } from "./route.js";
 
 export function registerImageServer(app: FastifyInstance, ctx: AppContext): void {
@@ -74,15 +77,14 @@ export function registerImageServer(app: FastifyInstance, ctx: AppContext): void
   });
 
   resource(app, `${base}/exportImage`, async (request, reply) => {
-    const { name, item, datasetId, dataset } = await openService(ctx, request);
+    const { name, item, datasetId, dataset, path } = await openService(ctx, request);
     const params = requestParams(request);
-    const key = imageKey(datasetId, params);
+    // Checked here, so a bad request is a 400 at once and never waits for a thread.
     const plan = planExport(dataset.cube, dataset.statistics, params);
-    let image = ctx.images.get(key);
-    if (!image) {
-      image = await renderExport(dataset.cube, dataset.statistics, plan);
-      ctx.images.set(key, image);
-    }
+    const key = imageKey(datasetId, params);
+    const pixels = plan.target.width * plan.target.height;
+    const lane = pixels > ctx.limits.bulkExportPixels ? "bulk" : "quick";
+    const image = await ctx.images.draw(key, datasetId, () => ctx.work.run("export", { path, params: { ...params } }, { lane }));
     const f = (params.f ?? "image").toLowerCase();
     if (f === "image") return sendImage(request, reply, image, key, item.access === "public");
     const body = {
@@ -101,12 +103,21 @@ export function registerImageServer(app: FastifyInstance, ctx: AppContext): void
   registerImageQueries(app, ctx, base, openService);
 
   resource(app, `${base}/download`, async (request, reply) => {
-    const { name, item, datasetId, dataset } = await openService(ctx, request);
-    const source = datasetFile(await ctx.store.resolve(datasetId), item);
-    const path = await writeDownload(dataset.cube, source, requestParams(request), join(ctx.store.dataDir, "tmp"));
-    const size = (await stat(path)).size;
-    const stream = createReadStream(path);
-    stream.on("close", () => void rm(path, { force: true }));
+    const { name, dataset, path: source } = await openService(ctx, request);
+    const selection = planDownload(dataset.cube, requestParams(request));
+    const scratch = join(ctx.store.dataDir, "tmp");
+    await mkdir(scratch, { recursive: true });
+    const target = join(scratch, `download-${randomUUID()}.nc`);
+    let size: number;
+    try {
+      ({ bytes: size } = await ctx.work.run("download", { source, target, ...selection }, { lane: "bulk", signal: clientGone(reply) }));
+    } catch (e) {
+      // A thread stopped mid-write (the client left) leaves the writer's partial file.
+      await Promise.all([rm(target, { force: true }), rm(`${target}.partial`, { force: true })]);
+      throw e;
+    }
+    const stream = createReadStream(target);
+    stream.on("close", () => void rm(target, { force: true }));
     return reply
       .type("application/x-netcdf")
       .header("Content-Length", String(size))
@@ -114,14 +125,19 @@ export function registerImageServer(app: FastifyInstance, ctx: AppContext): void
       .send(stream);
   });
 
-  // Images an f=json exportImage answered with, while the cache holds them.
+  // Images an f=json exportImage answered with, while the cache holds them; only through
+  // the service that drew them, and so only to who may read it.
   app.get(`${base}/output/:file`, async (request, reply) => {
     const { file } = request.params as { name: string; file: string };
-    const { item } = await openService(ctx, request);
-    const key = file.replace(/\.[a-z]+$/, "");
-    const image = ctx.images.get(key);
-    if (!image) return reply.code(404).type("text/plain").send("This image is no longer held; export it again.");
-    return sendImage(request, reply, image, key, item.access === "public");
+    try {
+      const { item, datasetId } = await openService(ctx, request);
+      const key = file.replace(/\.[a-z]+$/, "");
+      const image = ctx.images.get(key, datasetId);
+      if (!image) throw new NotFoundError("This image is no longer held; export it again.");
+      return sendImage(request, reply, image, key, item.access === "public");
+    } catch (e) {
+      return sendError(request, reply, e);
+    }
   });
 }
 
@@ -152,5 +168,6 @@ async function openService(ctx: AppContext, request: FastifyRequest) {
   if (!canRead(viewer, item)) throw viewer ? new AuthError(403) : new AuthError(499);
   const datasetId = datasetIdOf(item);
   if (!datasetId) throw new NotFoundError(`Service ${name} has no data.`);
-  return { name: item.serviceName!, item, datasetId, dataset: await ctx.datasets.open(datasetId) };
+  const path = datasetFile(await ctx.store.resolve(datasetId), item);
+  return { name: item.serviceName!, item, datasetId, path, dataset: await ctx.datasets.open(datasetId) };
 }

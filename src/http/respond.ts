@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { errorBody } from "./errors.js";
 import { type HtmlPage, errorPage, renderPage } from "./html.js";
 import { requestParams } from "./params.js";
+import { BusyError } from "../services/work/pool.js";
 
 export type Format = "json" | "pjson" | "html";
 
@@ -36,11 +37,14 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, e: unkno
   if (error.code === 500) request.log.error({ err: e }, "internal error");
   else request.log.info({ code: error.code, message: error.message, details: error.details }, "request refused");
   const f = formatOf(request, fallback);
+  // Busy is the one error every client must see in the status line: proxies and retrying
+  // clients act on 503 + Retry-After whatever the body says.
+  if (e instanceof BusyError) reply.header("Retry-After", String(e.retryAfterSeconds));
   if (f === "html") {
-    const status = [400, 403, 404, 500].includes(error.code) ? error.code : error.code === 498 || error.code === 499 ? 401 : 400;
+    const status = [400, 403, 404, 500, 503].includes(error.code) ? error.code : error.code === 498 || error.code === 499 ? 401 : 400;
     return reply.code(status).type("text/html; charset=utf-8").send(errorPage(error, request));
   }
   reply.type("application/json; charset=utf-8");
   const body = { error };
-  return reply.code(200).send(f === "pjson" ? JSON.stringify(body, null, 2) : JSON.stringify(body));
+  return reply.code(error.code === 503 ? 503 : 200).send(f === "pjson" ? JSON.stringify(body, null, 2) : JSON.stringify(body));
 }

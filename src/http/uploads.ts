@@ -4,90 +4,110 @@
  * `description`, `filename`) and makes a raster item of it, usable as a task input by
  * itemId; `publish` (itemId, publishParameters {"name": ...}) makes a hosted image service
  * of a raster item, converted to Strata's Zarr with its statistics. Both need a publisher.
+ * Everything about the item is checked before any byte is stored, the file arrives on disk
+ * (multipartBody.ts), and unpacking, checking and converting run on a bulk work thread
+ * within the owner's storage quota; a refused request leaves nothing behind.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { InvalidInputError, NotFoundError } from "../cube/errors.js";
 import { type Viewer, canRead, canRunAnalysis } from "../portal/access.js";
 import { AuthError } from "../portal/errors.js";
-import { createItem, getItem } from "../portal/items.js";
+import { SERVICE_NAME_PATTERN } from "../portal/itemFields.js";
+import { type NewItem, checkNewItem, createItem, getItem, getItemByServiceName } from "../portal/items.js";
 import { sameUsername } from "../portal/users.js";
 import { datasetFile, datasetIdOf, publishOutput } from "../services/publish.js";
+import { storageLeft } from "../services/quota.js";
 import { parseJsonParam } from "../services/spatial.js";
-import { storeUpload } from "../services/upload.js";
-import { copyIntoStore } from "../tasks/subset.js";
-import { openCube } from "../io/open.js";
 import { signedIn } from "./auth.js";
+import { clientGone } from "./clientGone.js";
 import type { AppContext } from "./context.js";
+import type { UploadedFile } from "./multipartBody.js";
 import { requestParams } from "./params.js";
 import { resource } from "./route.js";
 
-const SERVICE_NAME = /^[A-Za-z0-9_]{1,120}$/;
+const PREFIXES = ["/sharing/rest/content/users/:username", "/sharing/rest/content/users/:username/:folderId"];
 
 export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
-  for (const prefix of ["/sharing/rest/content/users/:username", "/sharing/rest/content/users/:username/:folderId"]) {
-    resource(app, `${prefix}/addItem`, async (request) => {
-      const owner = publisherOf(ctx, request);
+  for (const prefix of PREFIXES) {
+    resource(app, `${prefix}/addItem`, async (request, reply) => {
+      const viewer = publisherOf(ctx, request);
       const p = requestParams(request);
-      const file = (request.body as Record<string, unknown> | undefined)?.file;
-      if (!Buffer.isBuffer(file))
+      const file = (request.body as Record<string, unknown> | undefined)?.file as UploadedFile | undefined;
+      if (typeof file?.path !== "string")
         throw new InvalidInputError("file is required: send the raster as the multipart field file", { parameter: "file" });
-      const name = p.filename?.trim() || p.title?.trim() || "upload";
-      const {
-        datasetId,
-        type,
-        file: dataFile,
-        cube,
-      } = await storeUpload(ctx.store, name, new Uint8Array(file.buffer, file.byteOffset, file.byteLength));
-      await cube.close();
+      const name = p.filename?.trim() || file.filename?.trim() || p.title?.trim() || "upload";
       const { folderId } = request.params as { folderId?: string };
-      const item = createItem(ctx.db, owner, {
+      const fields: NewItem = {
         title: p.title?.trim() || name,
-        type,
+        type: "NetCDF",
         description: p.description ?? "",
         tags: (p.tags ?? "")
           .split(",")
           .map((t) => t.trim())
           .filter((t) => t !== ""),
         folderId: folderId ?? null,
-        properties: { datasetId, fileName: name, ...(dataFile ? { file: dataFile } : {}) },
-      });
-      return { body: { success: true, id: item.id, folder: item.folderId ?? "" } };
+        properties: { fileName: name },
+      };
+      checkNewItem(ctx.db, viewer.username, fields);
+      const maxBytes = Math.min(ctx.limits.uploadBytes, await storageLeft(ctx.db, ctx.store, viewer, ctx.limits.quotaBytes));
+      const stored = await ctx.work.run(
+        "storeUpload",
+        { dataDir: ctx.store.dataDir, upload: file.path, fileName: name, maxBytes },
+        { lane: "bulk", signal: clientGone(reply) },
+      );
+      try {
+        const item = createItem(ctx.db, viewer.username, {
+          ...fields,
+          type: stored.type,
+          properties: { datasetId: stored.datasetId, fileName: name, bytes: stored.bytes, ...(stored.file ? { file: stored.file } : {}) },
+        });
+        return { body: { success: true, id: item.id, folder: item.folderId ?? "" } };
+      } catch (e) {
+        await ctx.store.remove(stored.datasetId).catch(() => undefined);
+        throw e;
+      }
     });
 
-    resource(app, `${prefix}/publish`, async (request) => {
-      const owner = publisherOf(ctx, request);
+    resource(app, `${prefix}/publish`, async (request, reply) => {
+      const viewer = publisherOf(ctx, request);
       const p = requestParams(request);
       const source = getItem(ctx.db, p.itemId ?? "");
       if (!source) throw new InvalidInputError(`itemId: no item ${p.itemId ?? ""}`, { parameter: "itemId" });
-      if (!canRead(signedIn(ctx.db, request), source)) throw new AuthError(403);
+      if (!canRead(viewer, source)) throw new AuthError(403);
       const datasetId = datasetIdOf(source);
       if (!datasetId || source.serviceName)
         throw new InvalidInputError(`itemId: item ${source.id} is not an uploaded raster`, { parameter: "itemId" });
       const parsed = parseJsonParam(p.publishParameters ?? "{}", "publishParameters");
       const parameters = (typeof parsed === "object" && parsed !== null ? parsed : {}) as Record<string, unknown>;
       const serviceName = String(parameters.name ?? "").trim();
-      if (!SERVICE_NAME.test(serviceName)) {
+      if (!SERVICE_NAME_PATTERN.test(serviceName)) {
         throw new InvalidInputError("publishParameters.name must be 1-120 letters, digits or underscores", {
           parameter: "publishParameters",
         });
       }
+      if (getItemByServiceName(ctx.db, serviceName))
+        throw new InvalidInputError(`publishParameters.name: the service name ${serviceName} is already taken`, {
+          parameter: "publishParameters",
+        });
+      if ((await storageLeft(ctx.db, ctx.store, viewer, ctx.limits.quotaBytes)) <= 0)
+        throw new InvalidInputError("your storage quota is used up: delete items you no longer need, or ask an admin to raise it", {
+          parameter: "itemId",
+        });
       const dir = await ctx.store
         .resolve(datasetId)
         .catch(() => Promise.reject(new NotFoundError(`the data of item ${source.id} is missing`)));
-      const cube = await openCube(datasetFile(dir, source));
-      let serviceDataset: string;
-      try {
-        serviceDataset = await copyIntoStore(ctx.store, cube);
-      } finally {
-        await cube.close();
-      }
+      const converted = await ctx.work.run(
+        "copyIntoStore",
+        { dataDir: ctx.store.dataDir, source: datasetFile(dir, source), label: `item ${source.id}` },
+        { lane: "bulk", signal: clientGone(reply) },
+      );
       const target = {
         kind: "create" as const,
         serviceName,
         itemProperties: { title: source.title, description: source.description, tags: source.tags },
       };
       try {
-        const published = await publishOutput(ctx.db, ctx.store, ctx.urls, target, owner, serviceDataset);
+        const published = await publishOutput(ctx.db, ctx.store, ctx.urls, target, viewer.username, converted.datasetId);
         return {
           body: {
             services: [
@@ -95,14 +115,14 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
                 type: "Image Service",
                 serviceurl: published.url,
                 serviceItemId: published.itemId,
-                size: 0,
+                size: converted.bytes,
                 encodedServiceURL: published.url,
               },
             ],
           },
         };
       } catch (e) {
-        await ctx.store.remove(serviceDataset).catch(() => undefined);
+        await ctx.store.remove(converted.datasetId).catch(() => undefined);
         throw e instanceof InvalidInputError
           ? new InvalidInputError(`publishParameters.name: ${e.message}`, { parameter: "publishParameters" })
           : e;
@@ -111,11 +131,22 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
   }
 }
 
+/**
+ * Most bytes a multipart file may have on this request: an upload's limit for a publisher
+ * adding to their own content (within their quota left), none elsewhere. Authenticates first,
+ * so an anonymous or unauthorised caller is refused before a byte is stored.
+ */
+export async function uploadLimit(ctx: AppContext, request: FastifyRequest): Promise<number> {
+  if (!/\/addItem$/.test(request.routeOptions.url ?? "")) return 0;
+  const viewer = publisherOf(ctx, request);
+  return Math.min(ctx.limits.uploadBytes, await storageLeft(ctx.db, ctx.store, viewer, ctx.limits.quotaBytes));
+}
+
 /** The signed-in user adding to their own content, who must be allowed to publish. */
-function publisherOf(ctx: AppContext, request: FastifyRequest): string {
+function publisherOf(ctx: AppContext, request: FastifyRequest): NonNullable<Viewer> {
   const viewer: NonNullable<Viewer> = signedIn(ctx.db, request);
   const { username } = request.params as { username: string };
   if (!sameUsername(viewer.username, username)) throw new AuthError(403);
   if (!canRunAnalysis(viewer)) throw new AuthError(403, undefined, { details: ["adding data needs the publisher or admin role"] });
-  return viewer.username;
+  return viewer;
 }

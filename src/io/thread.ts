@@ -1,6 +1,6 @@
 /**
  * Starting a module of this code base as a worker thread, from built JS or from TypeScript
- * sources: the job service's workers (jobs/) and the NetCDF-4 writer's thread (io/) alike.
+ * sources (the job service's workers, jobs/thread.ts).
  */
 import { Worker } from "node:worker_threads";
 
@@ -12,7 +12,7 @@ import { Worker } from "node:worker_threads";
  * the thread registers tsx itself: on Node 20 the inherited `--import` loader is not applied
  * to worker threads ("Unknown file extension .ts").
  * @example
- * const worker = startModuleThread(import.meta.url, "netcdf4Thread", { source, target });
+ * const worker = startModuleThread(import.meta.url, "worker", { workerModule });
  */
 export function startModuleThread(base: string, name: string, workerData: unknown): Worker {
   if (!base.endsWith(".ts")) return new Worker(new URL(`./${name}.js`, base), { workerData });

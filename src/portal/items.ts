@@ -89,12 +89,32 @@ const SELECT = "SELECT i.*, u.display_name AS owner_display FROM items i JOIN us
  * const item = createItem(db, "alice", { title: "SST anomaly", serviceName: "sst_anomaly", url, properties: { datasetId } });
  */
 export function createItem(db: MetadataDb, owner: string, fields: NewItem): Item {
+  const id = newPortalId();
+  const row = { id, ...checkNewItem(db, owner, fields) };
+  writeGuarded(row.service_name, () =>
+    db
+      .prepare(
+        `INSERT INTO items (id, owner, folder_id, title, type, type_keywords, description, snippet, tags, url, service_name,
+                            access, created, modified, properties)
+         VALUES (:id, :owner, :folder_id, :title, :type, :type_keywords, :description, :snippet, :tags, :url, :service_name,
+                 :access, :created, :modified, :properties)`,
+      )
+      .run(row),
+  );
+  return getItem(db, id)!;
+}
+
+/**
+ * The row createItem would insert, or the InvalidInputError it would throw: lets a caller
+ * check an item before doing the work it describes (an upload stored, a dataset written).
+ * @example
+ * checkNewItem(db, "alice", { title: "x".repeat(300) }); // throws: title must be ... at most 256 characters
+ */
+export function checkNewItem(db: MetadataDb, owner: string, fields: NewItem) {
   const key = canonicalUsername(owner);
   if (!getUser(db, key)) throw new NotFoundError(`no user named ${owner}`, { parameter: "owner" });
-  const id = newPortalId();
   const now = Date.now();
-  const row = {
-    id,
+  return {
     owner: key,
     folder_id: checkFolder(db, key, fields.folderId ?? null),
     title: checkText(fields.title, "title", 256),
@@ -110,17 +130,6 @@ export function createItem(db: MetadataDb, owner: string, fields: NewItem): Item
     modified: now,
     properties: checkProperties(fields.properties ?? {}),
   };
-  writeGuarded(row.service_name, () =>
-    db
-      .prepare(
-        `INSERT INTO items (id, owner, folder_id, title, type, type_keywords, description, snippet, tags, url, service_name,
-                            access, created, modified, properties)
-         VALUES (:id, :owner, :folder_id, :title, :type, :type_keywords, :description, :snippet, :tags, :url, :service_name,
-                 :access, :created, :modified, :properties)`,
-      )
-      .run(row),
-  );
-  return getItem(db, id)!;
 }
 
 /**

@@ -1,32 +1,26 @@
 /**
  * `download?format=netcdf` (SPEC §11): the dataset, or the variables and slices a request
  * selects (`variables`, `time`, `mosaicRule`), as a CF-1.8 NetCDF-4 file for xarray, QGIS or
- * Panoply. The file is written whole to a scratch path first (the HDF5 library needs a
- * file) on a thread of its own (the library's memory and compression stay off the server's
- * event loop), then sent, then removed. The selection is checked here first.
+ * Panoply. The selection is checked here, on the server; the file is written whole to a
+ * scratch path (the HDF5 library needs a file) on a bulk work thread, whose HDF5 library
+ * stays loaded between downloads, then sent, then removed.
  */
-import { randomUUID } from "node:crypto";
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
 import { InvalidInputError } from "../cube/errors.js";
 import type { Cube } from "../cube/types.js";
-import { writeNetcdf4InThread } from "../io/netcdf4InThread.js";
+import type { DimensionSelection } from "../io/netcdf4Write.js";
 import { selectIndices } from "./slices.js";
 
 /**
- * Write the selection a request asks for of `cube` (read from `source`, its path) into a
- * new file under `scratchDir`; its path.
- * Every bad parameter is a 400 naming it; a selection with no slice of any variable is one too.
+ * The variables and slices a download request selects of `cube`, checked: every bad
+ * parameter is a 400 naming it; a selection with no slice of any variable is one too.
  * @example
- * const path = await writeDownload(cube, datasetPath, { format: "netcdf", variables: "UWND", time: "0,1e12" }, "/data/tmp");
+ * planDownload(cube, { format: "netcdf", variables: "UWND", time: "0,1e12" });
+ * // { variables: ["UWND"], selections: { UWND: { StdTime: [0, 1, ...] } } }
  */
-export async function writeDownload(
+export function planDownload(
   cube: Cube,
-  source: string,
   params: Record<string, string>,
-  scratchDir: string,
-  signal?: AbortSignal,
-): Promise<string> {
+): { variables: string[]; selections: Record<string, DimensionSelection> } {
   const format = (params.format ?? "netcdf").trim().toLowerCase();
   if (format !== "netcdf" && format !== "nc")
     throw new InvalidInputError(`format must be netcdf; got "${params.format}"`, { parameter: "format" });
@@ -52,9 +46,5 @@ export async function writeDownload(
     });
   }
   const kept = chosen.filter((v) => !empty.includes(v.name));
-  await mkdir(scratchDir, { recursive: true });
-  const path = join(scratchDir, `download-${randomUUID()}.nc`);
-  const keptSelections = Object.fromEntries(kept.map((v) => [v.name, selections.get(v.name)!]));
-  await writeNetcdf4InThread({ source, target: path, variables: kept.map((v) => v.name), selections: keptSelections }, signal);
-  return path;
+  return { variables: kept.map((v) => v.name), selections: Object.fromEntries(kept.map((v) => [v.name, selections.get(v.name)!])) };
 }

@@ -7,8 +7,14 @@ import { createHash } from "node:crypto";
 import type { ExportedImage } from "./exportImage.js";
 
 export interface ImageCache {
-  get(key: string): ExportedImage | undefined;
-  set(key: string, image: ExportedImage): void;
+  /** The image of `key`, if it is held and was drawn from `datasetId` (an image belongs to its service's data). */
+  get(key: string, datasetId: string): ExportedImage | undefined;
+  set(key: string, datasetId: string, image: ExportedImage): void;
+  /**
+   * The image of `key`: held, being drawn for another request (one drawing serves every
+   * identical request that arrives meanwhile), or drawn now by `draw` and kept.
+   */
+  draw(key: string, datasetId: string, draw: () => Promise<ExportedImage>): Promise<ExportedImage>;
   /** Bytes held. */
   size(): number;
 }
@@ -39,32 +45,50 @@ export function imageKey(datasetId: string, params: Record<string, string>): str
  * cache.set(key, image); cache.get(key);
  */
 export function imageCache(maxBytes: number): ImageCache {
-  const entries = new Map<string, ExportedImage>();
+  const entries = new Map<string, { image: ExportedImage; datasetId: string }>();
+  const drawing = new Map<string, Promise<ExportedImage>>();
+  // One huge image must not push out the many small ones maps ask for again and again.
+  const largest = maxBytes / 8;
   let bytes = 0;
-  return {
-    get(key) {
+  const cache: ImageCache = {
+    get(key, datasetId) {
       const hit = entries.get(key);
-      if (hit) {
-        entries.delete(key);
-        entries.set(key, hit);
-      }
-      return hit;
+      if (!hit || hit.datasetId !== datasetId) return undefined;
+      entries.delete(key);
+      entries.set(key, hit);
+      return hit.image;
     },
-    set(key, image) {
-      if (image.bytes.byteLength > maxBytes) return;
+    set(key, datasetId, image) {
+      if (image.bytes.byteLength > largest) return;
       const old = entries.get(key);
       if (old) {
-        bytes -= old.bytes.byteLength;
+        bytes -= old.image.bytes.byteLength;
         entries.delete(key);
       }
-      entries.set(key, image);
+      entries.set(key, { image, datasetId });
       bytes += image.bytes.byteLength;
       for (const [k, v] of entries) {
         if (bytes <= maxBytes) break;
         entries.delete(k);
-        bytes -= v.bytes.byteLength;
+        bytes -= v.image.bytes.byteLength;
       }
+    },
+    draw(key, datasetId, draw) {
+      const held = cache.get(key, datasetId);
+      if (held) return Promise.resolve(held);
+      let pending = drawing.get(key);
+      if (!pending) {
+        pending = draw()
+          .then((image) => {
+            cache.set(key, datasetId, image);
+            return image;
+          })
+          .finally(() => drawing.delete(key));
+        drawing.set(key, pending);
+      }
+      return pending;
     },
     size: () => bytes,
   };
+  return cache;
 }

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { InvalidInputError } from "../cube/errors.js";
 import { canWrite, type Viewer } from "../portal/access.js";
 import { createItem, getItem, getItemByServiceName, updateItem } from "../portal/items.js";
+import { directorySize } from "../store/diskUsage.js";
 import type { MetadataDb } from "../store/metadataDb.js";
 import type { RasterStore } from "../store/rasterStore.js";
 import type { OutputTarget } from "../tasks/types.js";
@@ -33,6 +34,8 @@ export async function publishOutput(
   owner: string,
   datasetId: string,
 ): Promise<Published> {
+  // Recorded for quotas (services/quota.ts): measured once, when the dataset is complete.
+  const bytes = await directorySize(await store.resolve(datasetId));
   if (target.kind === "create") {
     if (getItemByServiceName(db, target.serviceName)) {
       throw new InvalidInputError(`the service name ${target.serviceName} was taken while the job ran`, { parameter: "outputName" });
@@ -47,7 +50,7 @@ export async function publishOutput(
       typeKeywords: TYPE_KEYWORDS,
       serviceName: target.serviceName,
       url: serviceUrl(urls, target.serviceName),
-      properties: { datasetId },
+      properties: { datasetId, bytes },
     });
     return { url: item.url!, itemId: item.id };
   }
@@ -55,7 +58,7 @@ export async function publishOutput(
   if (!item || !item.serviceName)
     throw new InvalidInputError(`the service to update (item ${target.itemId}) no longer exists`, { parameter: "outputName" });
   const old = item.properties.datasetId;
-  updateItem(db, item.id, { properties: { ...item.properties, datasetId } });
+  updateItem(db, item.id, { properties: { ...item.properties, datasetId, bytes } });
   if (typeof old === "string" && old !== datasetId) await store.remove(old).catch(() => undefined);
   return { url: item.url ?? serviceUrl(urls, item.serviceName), itemId: item.id };
 }
