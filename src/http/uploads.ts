@@ -89,10 +89,15 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
         throw new InvalidInputError(`publishParameters.name: the service name ${serviceName} is already taken`, {
           parameter: "publishParameters",
         });
-      if ((await storageLeft(ctx.db, ctx.store, viewer, ctx.limits.quotaBytes)) <= 0)
-        throw new InvalidInputError("your storage quota is used up: delete items you no longer need, or ask an admin to raise it", {
-          parameter: "itemId",
-        });
+      const left = await storageLeft(ctx.db, ctx.store, viewer, ctx.limits.quotaBytes);
+      const overQuota = () =>
+        new InvalidInputError(
+          "publishing it needs more storage than your quota has left: delete items you no longer need, or ask an admin to raise it",
+          {
+            parameter: "itemId",
+          },
+        );
+      if (left <= 0) throw overQuota();
       const dir = await ctx.store
         .resolve(datasetId)
         .catch(() => Promise.reject(new NotFoundError(`the data of item ${source.id} is missing`)));
@@ -107,6 +112,8 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
         itemProperties: { title: source.title, description: source.description, tags: source.tags },
       };
       try {
+        // Its size is known only once converted.
+        if (converted.bytes > left) throw overQuota();
         const published = await publishOutput(ctx.db, ctx.store, ctx.urls, target, viewer.username, converted.datasetId);
         return {
           body: {
@@ -123,7 +130,7 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
         };
       } catch (e) {
         await ctx.store.remove(converted.datasetId).catch(() => undefined);
-        throw e instanceof InvalidInputError
+        throw e instanceof InvalidInputError && e.parameter !== "itemId"
           ? new InvalidInputError(`publishParameters.name: ${e.message}`, { parameter: "publishParameters" })
           : e;
       }

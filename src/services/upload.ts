@@ -127,12 +127,12 @@ async function unpackZarr(zipPath: string, zipBytes: number, dir: string, maxByt
     const root = marker.includes("/") ? marker.slice(0, marker.lastIndexOf("/") + 1) : "";
     const kept = files.filter((e) => e.fileName.startsWith(root));
     const declared = kept.reduce((n, e) => n + e.uncompressedSize, 0);
-    if (declared > maxBytes) throw tooLarge(declared, maxBytes);
     if (declared > RATIO_FLOOR_BYTES && declared / zipBytes > MAX_ZIP_RATIO) throw bomb(declared, zipBytes);
     for (const e of kept) {
       if (e.uncompressedSize > RATIO_FLOOR_BYTES && e.uncompressedSize / Math.max(1, e.compressedSize) > MAX_ZIP_RATIO)
         throw bomb(e.uncompressedSize, e.compressedSize, e.fileName);
     }
+    if (declared > maxBytes) throw tooLarge(declared, maxBytes);
     await mkdir(dir, { recursive: true });
     let written = 0;
     for (const entry of kept) {
