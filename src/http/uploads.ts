@@ -18,7 +18,7 @@ import { sameUsername } from "../portal/users.js";
 import { datasetFile, datasetIdOf, publishOutput } from "../services/publish.js";
 import { storageLeft } from "../services/quota.js";
 import { parseJsonParam } from "../services/spatial.js";
-import { signedIn } from "./auth.js";
+import { signedIn, tokenOf } from "./auth.js";
 import { clientGone } from "./clientGone.js";
 import type { AppContext } from "./context.js";
 import type { UploadedFile } from "./multipartBody.js";
@@ -140,11 +140,14 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
 
 /**
  * Most bytes a multipart file may have on this request: an upload's limit for a publisher
- * adding to their own content (within their quota left), none elsewhere. Authenticates first,
- * so an anonymous or unauthorised caller is refused before a byte is stored.
+ * adding to their own content (within their quota left), none elsewhere. Authenticates first
+ * when the token came before the file (query, header, or an earlier field), so an anonymous
+ * or unauthorised caller is refused before a byte is stored; a token sent after the file is
+ * checked by the route, the file bounded by the upload limit meanwhile.
  */
 export async function uploadLimit(ctx: AppContext, request: FastifyRequest): Promise<number> {
   if (!/\/addItem$/.test(request.routeOptions.url ?? "")) return 0;
+  if (!tokenOf(request)) return ctx.limits.uploadBytes;
   const viewer = publisherOf(ctx, request);
   return Math.min(ctx.limits.uploadBytes, await storageLeft(ctx.db, ctx.store, viewer, ctx.limits.quotaBytes));
 }

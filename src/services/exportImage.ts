@@ -9,7 +9,7 @@ import type { Statistics } from "../analysis/statistics.js";
 import { type Envelope, type ResamplingMethod, transformEnvelope, warpCube } from "../analysis/warp.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { gridFromTransform } from "../cube/grid.js";
-import { type Cube, type Grid, PIXEL_ARRAYS, type PixelType, type TypedArray } from "../cube/types.js";
+import { type Cube, type Grid, PIXEL_ARRAYS, type PixelType, type TypedArray, type Variable, type Window } from "../cube/types.js";
 import { encodeGridGeoTiff } from "../io/geotiffWrite.js";
 import { MAX_IMAGE_HEIGHT, MAX_IMAGE_WIDTH, gridEnvelope } from "./info.js";
 import { encodeJpeg, encodeJpgPng } from "./render/jpeg.js";
@@ -122,7 +122,9 @@ export interface ExportedImage {
 }
 
 /**
- * Draw a planned export.
+ * Draw a planned export. Values are read and coloured in strips of rows, so a maximal image
+ * holds its pixels once as RGBA (or as the tiff's values) plus one strip, unless its colours
+ * depend on its own pixels (DRA, percent clip, no statistics), which needs them all at once.
  * @example
  * const { bytes, contentType } = await renderExport(cube, stats, planExport(cube, stats, params));
  */
@@ -133,11 +135,14 @@ export async function renderExport(
   signal?: AbortSignal,
 ): Promise<ExportedImage> {
   const { target } = plan;
-  const values = await sliceValues(cube, plan, signal);
+  const read = sliceReader(cube, plan, signal);
   if (plan.format === "tiff") {
     const pixelType = plan.pixelType ?? "F32";
     const nodata = plan.noData ?? (pixelType === "F32" || pixelType === "F64" ? NaN : undefined);
-    const band = convert(values, pixelType, nodata);
+    const band = new PIXEL_ARRAYS[pixelType](target.width * target.height);
+    for (const strip of strips(target, STRIP_PIXELS)) {
+      band.set(convert(await read(strip), pixelType, nodata), strip.y * target.width);
+    }
     return {
       bytes: encodeGridGeoTiff(target, { bands: [band], pixelType, ...(nodata !== undefined ? { nodata } : {}), compress: true }),
       contentType: "image/tiff",
@@ -146,7 +151,12 @@ export async function renderExport(
   }
   const name = plan.slice?.variable.name ?? cube.variables[0].name;
   const stats = statistics[name] ?? undefined;
-  const rgba = renderRgba(values, target.width, target.height, plan.noData, plan.render, stats ?? undefined);
+  const rgba = new Uint8Array(target.width * target.height * 4);
+  const perStrip = coloursFixedInAdvance(plan.render, stats) ? STRIP_PIXELS : Infinity;
+  for (const strip of strips(target, perStrip)) {
+    const values = await read(strip);
+    rgba.set(renderRgba(values, strip.width, strip.height, plan.noData, plan.render, stats), strip.y * target.width * 4);
+  }
   if (plan.format === "jpg")
     return { bytes: encodeJpeg(rgba, target.width, target.height, { quality: plan.quality }), contentType: "image/jpeg", extension: "jpg" };
   if (plan.format === "jpgpng") {
@@ -160,15 +170,41 @@ export async function renderExport(
   };
 }
 
-/** The slice's values on the target grid as float64 with NaN for nodata (all NaN for no slice). */
-async function sliceValues(cube: Cube, plan: ExportPlan, signal?: AbortSignal): Promise<Float64Array> {
-  const n = plan.target.width * plan.target.height;
+/** About 1 M pixels a strip: ~20 MB of buffers whatever the image's size. */
+const STRIP_PIXELS = 1 << 20;
+
+/** Whole-width windows of the target, top to bottom, of about `pixels` each. */
+function* strips(target: Grid, pixels: number): Generator<Window> {
+  const rows = Math.max(1, Math.min(target.height, Math.floor(pixels / target.width)));
+  for (let y = 0; y < target.height; y += rows) yield { x: 0, y, width: target.width, height: Math.min(rows, target.height - y) };
+}
+
+/** Whether the colour of a value is known before the image's pixels are (so strips colour alike). */
+function coloursFixedInAdvance(render: RenderPlan, statistics: Statistics | undefined): boolean {
+  if (render.kind === "colormap") return true;
+  const spec = render.stretch;
+  if (spec.type === "none") return true;
+  if (spec.type === "minMax" && spec.min !== undefined && spec.max !== undefined) return true;
+  return spec.type !== "percentClip" && !spec.dra && (spec.statistics ?? statistics) !== undefined;
+}
+
+/** A reader of the slice's values on the target grid, by window, with NaN for nodata (all NaN for no slice). */
+function sliceReader(cube: Cube, plan: ExportPlan, signal?: AbortSignal): (window: Window) => Promise<Float64Array> {
+  const slice = plan.slice;
+  const v = slice && warpCube(cube, plan.target, plan.method).variables.find((x) => x.name === slice.variable.name)!;
+  return (window) => sliceValues(v, slice?.indices ?? [], window, signal);
+}
+
+async function sliceValues(
+  v: Variable | undefined,
+  indices: readonly number[],
+  window: Window,
+  signal?: AbortSignal,
+): Promise<Float64Array> {
+  const n = window.width * window.height;
   const out = new Float64Array(n).fill(NaN);
-  if (!plan.slice) return out;
-  const { variable, indices } = plan.slice;
-  const view = warpCube(cube, plan.target, plan.method);
-  const v = view.variables.find((x) => x.name === variable.name)!;
-  const slab = await v.read({ dims: indices.map((i) => [i, i + 1] as const), signal });
+  if (!v) return out;
+  const slab = await v.read({ dims: indices.map((i) => [i, i + 1] as const), window, signal });
   const nodata = v.nodata;
   for (let i = 0; i < n; i++) {
     const x = slab.data[i];

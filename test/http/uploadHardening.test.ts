@@ -16,14 +16,14 @@ const NAVY = new URL("../../samples/navy_winds_10deg.nc", import.meta.url).pathn
 const ADD = "/sharing/rest/content/users/ana/addItem";
 let server: TestServer;
 let token = "";
-let navy: Uint8Array;
+let navy: Uint8Array<ArrayBuffer>;
 
 before(async () => {
   // Room for two copies of the navy winds sample (0.69 MiB each), not three.
   server = await startTestServer({ "user-quota": "1.6M" });
   await server.addUser("ana", "publisher", "ana-password-1");
   token = await server.token("ana", "ana-password-1");
-  navy = new Uint8Array(await readFile(NAVY));
+  navy = new Uint8Array(await readFile(NAVY)) as Uint8Array<ArrayBuffer>;
 });
 after(async () => {
   await server.close();
@@ -84,7 +84,7 @@ describe("zips", () => {
       { level: 9 },
     );
     assert.ok(zip.byteLength < 1024 * 1024, `${zip.byteLength} bytes`);
-    const r = await add({ file: new Blob([zip]), filename: "bomb.zip" });
+    const r = await add({ file: new Blob([new Uint8Array(zip)]), filename: "bomb.zip" });
     assertRefused(r, /zip bomb/);
     assert.deepEqual(await leftovers(), before);
   });
@@ -94,7 +94,7 @@ describe("zips", () => {
     const payload = new Uint8Array(4096).map((_, i) => (i * 7919) % 251);
     const zip = zipSync({ "zarr.json": new TextEncoder().encode('{"zarr_format":3,"node_type":"group"}'), "c/0": payload }, { level: 0 });
     lieAboutSize(zip, "c/0", 100);
-    const r = await add({ file: new Blob([zip]), filename: "liar.zip" });
+    const r = await add({ file: new Blob([new Uint8Array(zip)]), filename: "liar.zip" });
     assertRefused(r, /file/);
     assert.deepEqual(await leftovers(), before);
   });

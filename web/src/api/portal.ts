@@ -53,11 +53,12 @@ export function addItem(
   onProgress: (fraction: number) => void,
 ): Promise<{ success: boolean; id: string }> {
   const form = new FormData();
-  form.set("file", fields.file, fields.file.name);
+  // The token before the file: the server refuses a caller before storing a byte.
+  for (const [k, v] of api.body()) form.set(k, v);
   form.set("filename", fields.file.name);
   form.set("title", fields.title);
   form.set("tags", fields.tags);
-  for (const [k, v] of api.body()) form.set(k, v);
+  form.set("file", fields.file, fields.file.name);
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open("POST", `${userContent(api.base, username)}/addItem`);
