@@ -39,9 +39,15 @@ export function MapPanel(props: { url: string; view: View; side: string; fit: bo
 
   useEffect(() => {
     const m = serviceMap(target.current!, props.url, props.view);
-    m.source.on("imageloadstart", () => setImage("loading"));
-    m.source.on("imageloadend", () => setImage("loaded"));
-    m.source.on("imageloaderror", () => setImage("error"));
+    // A slice change while an image loads starts another; only the latest one's end counts,
+    // or the map would say "loaded" while the slice shown is still coming.
+    let latest: unknown;
+    m.source.on("imageloadstart", (e) => {
+      latest = e.image;
+      setImage("loading");
+    });
+    m.source.on("imageloadend", (e) => e.image === latest && setImage("loaded"));
+    m.source.on("imageloaderror", (e) => e.image === latest && setImage("error"));
     m.map.on("singleclick", (e) => void chartRef.current(e.coordinate));
     ol.current = m;
     return () => m.dispose();
