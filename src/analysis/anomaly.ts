@@ -206,6 +206,25 @@ function constantToZero(
   for (let p = 0; p < P; p++) if (!varies[p]) sd[p] = 0;
 }
 
+/**
+ * The anomalies of one slice, values[row .. row+P) into out[row .. row+P), against µ or m
+ * `ref[p]` (and s = `sd[p]` for Z_SCORE); see applyRow.
+ * @example
+ * applyAnomalyRow(slab, out, k * P, P, NaN, "Z_SCORE", mean, sd);
+ */
+export function applyAnomalyRow(
+  values: TypedArray,
+  out: Float32Array | Float64Array,
+  row: number,
+  P: number,
+  nodata: number,
+  method: AnomalyMethod,
+  ref: Float64Array,
+  sd: Float64Array | undefined,
+): void {
+  applyRow(values, out, row, P, nodata, KIND[method].kind, ref, 0, sd ?? ref, out instanceof Float32Array ? F32_MAX : Number.MAX_VALUE);
+}
+
 /** Largest finite float32. */
 const F32_MAX = 3.4028234663852886e38;
 

@@ -119,9 +119,10 @@ export interface TaskContext {
    * Run shards 0..count-1 of this job's task at once, each on its own thread (shard 0 on
    * this one): every shard gets `payload` and its index (see RunShard). Resolves to their
    * results in index order; rejects with the first failure, once every shard has stopped.
-   * Shards' progress becomes the job's progress.
+   * Shards' progress becomes the job's progress, mapped into `span` (default [0, 100]) when
+   * the run makes several passes.
    */
-  fanOut(count: number, payload: Json): Promise<Json[]>;
+  fanOut(count: number, payload: Json, span?: readonly [number, number]): Promise<Json[]>;
 }
 
 /** What one shard of a fanned-out job sees. */

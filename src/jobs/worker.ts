@@ -59,12 +59,12 @@ async function run(jobId: string, task: string, options: Json): Promise<void> {
       post({ type: "message", jobId, messageType: type, description: String(description) }),
     report: (key: string, value: Json) => post({ type: "report", jobId, key, value }),
     threads: threadsPerJob,
-    fanOut: (count: number, payload: Json) =>
+    fanOut: (count: number, payload: Json, [from, to] = [0, 100]) =>
       fanOut(count, payload, {
         workerModule,
         task,
         signal: controller.signal,
-        progress: (percentage) => progress.report(percentage),
+        progress: (percentage) => progress.report(from + (percentage / 100) * (to - from)),
         loadRunShard: () => loadExport<RunShard>("runShard"),
       }),
   };

@@ -12,7 +12,6 @@ import {
   anomalyChunks,
   anomalyPixelType,
   anomalyTileEdge,
-  computeAnomaly,
   referenceMismatch,
 } from "../analysis/anomaly.js";
 import { TIME_TILE_BUDGET_BYTES } from "../analysis/tiles.js";
@@ -21,6 +20,7 @@ import { sameGrid, windowGrid } from "../cube/grid.js";
 import { type Cube, STD_TIME, type Variable } from "../cube/types.js";
 import { openLocation } from "../io/open.js";
 import type { VariableSpec } from "../io/zarrWrite.js";
+import { chooseAnomalyWalk, anomalyWalk, streamedChunks } from "./anomalyStreaming.js";
 import { type ContextPlan, applyContext, parseContext } from "./context.js";
 import {
   type ParameterSpec,
@@ -257,9 +257,10 @@ export function writeAnomaly(
   return writeDataset(anomalyOutput(cube, plan, options.reference), path, options);
 }
 
-/** The anomalies of `cube` as an output to write (see writeDataset). */
-function anomalyOutput(cube: Cube, plan: AnomalyPlan, reference: Cube | undefined): Pick<OpenedInput, "spec" | "compute"> {
+/** The anomalies of `cube` as an output to write (see writeDataset), walked as its storage suits. */
+function anomalyOutput(cube: Cube, plan: AnomalyPlan, reference: Cube | undefined): Pick<OpenedInput, "spec" | "compute" | "walk" | "merge"> {
   const ratio = plan.method !== "DIFFERENCE_FROM_MEAN" && plan.method !== "DIFFERENCE_FROM_MEDIAN";
+  const chosen = chooseAnomalyWalk(cube, plan);
   return {
     spec: () => ({
       grid: windowGrid(cube.grid, plan.window),
@@ -280,11 +281,14 @@ function anomalyOutput(cube: Cube, plan: AnomalyPlan, reference: Cube | undefine
             ...attributes,
             "strata:anomaly": { method: plan.method, calculationInterval: plan.calculationInterval, ignoreNoData: plan.ignoreNoData },
           },
-          outputChunks: anomalyChunks(v, anomalyTileEdge(v, plan), plan.window, anomalyPixelType(v.pixelType) === "F64" ? 8 : 4),
+          outputChunks:
+            chosen.kind === "stream"
+              ? streamedChunks(v, chosen.plan)
+              : anomalyChunks(v, anomalyTileEdge(v, plan), plan.window, anomalyPixelType(v.pixelType) === "F64" ? 8 : 4),
         };
       }),
     }),
-    compute: (sink, walk) => computeAnomaly(cube, plan, sink, { ...walk, reference }),
+    ...anomalyWalk(cube, chosen, plan, reference),
   };
 }
 

@@ -10,6 +10,7 @@ import type { BlockSink } from "../analysis/subset.js";
 import type { Cube } from "../cube/types.js";
 import { type CubeSpec, TILE, createZarrWriter, openBlockWriter } from "../io/zarrWrite.js";
 import { openRasterStore } from "../store/rasterStore.js";
+import { type Scratch, scratchIn } from "../store/scratch.js";
 import type { ParsedContext } from "./context.js";
 import { type ParameterSpec, parseJson, required } from "./gp.js";
 import type { RunContext, RunOutput, TaskDefinition } from "./types.js";
@@ -53,6 +54,10 @@ export interface WalkOptions {
   readonly signal?: AbortSignal;
   readonly onProgress?: (fraction: number) => void;
   readonly share?: Share;
+  /** Which pass over the input this is (0 unless the input's walk makes several). */
+  readonly pass?: number;
+  /** Where a pass leaves what the next needs (walks of several passes only). */
+  readonly scratch?: Scratch;
 }
 
 /** Each written variable's statistics, as the analyses return them. */
@@ -63,8 +68,18 @@ export interface OpenedInput {
   readonly cube: Cube;
   /** The output's shape: its grid, variables and chunks. */
   spec(): CubeSpec;
-  /** Write this walk's share of the output into `sink`; its statistics. */
+  /**
+   * The walk chosen for the input: its passes (each reads the input once; 1 when absent) and
+   * why it was chosen, for the job's messages.
+   */
+  readonly walk?: { readonly passes: number; readonly note: string };
+  /**
+   * Do this share of pass `walk.pass`: earlier passes leave their results in `walk.scratch`,
+   * the last writes the output into `sink` and returns its statistics.
+   */
   compute(sink: BlockSink, walk: WalkOptions): Promise<VariableStatistics>;
+  /** After pass `pass` (not the last): combine what its `shares` shares left in scratch. */
+  merge?(pass: number, shares: number, scratch: Scratch): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -82,6 +97,7 @@ type WithParallelism = { readonly parallelism?: ParsedContext["parallelism"] };
 interface ShardPayload<O> {
   readonly options: O;
   readonly path: string;
+  readonly pass: number;
 }
 
 /**
@@ -104,14 +120,16 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
           const spec = input.spec();
           const writer = await createZarrWriter(path, spec);
           const threads = threadCount(options.parallelism, ctx.threads, chunkCount(spec));
-          let stats: VariableStatistics;
-          if (threads === 1) {
-            stats = await input.compute(writer, { signal: ctx.signal, onProgress: (f) => ctx.progress(Math.round(f * 100)) });
-          } else {
-            ctx.message("esriJobMessageTypeInformative", `Working on ${threads} threads.`);
-            const parts = (await ctx.fanOut(threads, { options, path } satisfies ShardPayload<O>)) as StatisticsJson[];
-            stats = new Map(spec.variables.map((v) => [v.name, mergeStatistics(parts.map((p) => p[v.name] ?? undefined))]));
-          }
+          if (input.walk) ctx.message("esriJobMessageTypeInformative", input.walk.note);
+          if (threads > 1) ctx.message("esriJobMessageTypeInformative", `Working on ${threads} threads.`);
+          const stats = await walkPasses(input, path, threads, {
+            alone: (walk) => input.compute(writer, { ...walk, signal: ctx.signal }),
+            shards: async (pass, span) => {
+              const parts = (await ctx.fanOut(threads, { options, path, pass } satisfies ShardPayload<O>, span)) as StatisticsJson[];
+              return new Map(spec.variables.map((v) => [v.name, mergeStatistics(parts.map((p) => p[v.name] ?? undefined))]));
+            },
+            progress: (percentage) => ctx.progress(Math.round(percentage)),
+          });
           await writer.finish({ "strata:statistics": Object.fromEntries(stats) });
         });
       } finally {
@@ -119,11 +137,12 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
       }
     },
     async runShard(payload, ctx) {
-      const { options, path } = payload as ShardPayload<O>;
+      const { options, path, pass } = payload as ShardPayload<O>;
       const input = await task.open(options);
       try {
         const share = { index: ctx.index, count: ctx.count };
-        const stats = await input.compute(await openBlockWriter(path), { signal: ctx.signal, onProgress: ctx.progress, share });
+        const walk = { signal: ctx.signal, onProgress: ctx.progress, share, pass, scratch: scratchIn(path) };
+        const stats = await input.compute(await openBlockWriter(path), walk);
         return Object.fromEntries([...stats].map(([name, s]) => [name, s ?? null])) satisfies StatisticsJson;
       } finally {
         await input.close();
@@ -141,15 +160,55 @@ type StatisticsJson = Record<string, Statistics | null>;
  * await writeDataset(input, "/tmp/out.zarr", { signal });
  */
 export async function writeDataset(
-  input: Pick<OpenedInput, "spec" | "compute">,
+  input: Pick<OpenedInput, "spec" | "compute" | "walk" | "merge">,
   path: string,
   walk: WalkOptions = {},
 ): Promise<VariableStatistics> {
   walk.signal?.throwIfAborted();
   const writer = await createZarrWriter(path, input.spec());
-  const stats = await input.compute(writer, walk);
+  const stats = await walkPasses(input, path, 1, {
+    alone: (pass) => input.compute(writer, { ...walk, ...pass }),
+    shards: () => Promise.reject(new Error("one thread has no shards")),
+    progress: (percentage) => walk.onProgress?.(percentage / 100),
+  });
   await writer.finish({ "strata:statistics": Object.fromEntries(stats) });
   return stats;
+}
+
+/** How walkPasses runs one pass: on this thread alone, or as shards on `threads` threads. */
+interface PassRunner {
+  alone(walk: Required<Pick<WalkOptions, "pass" | "scratch" | "onProgress">>): Promise<VariableStatistics>;
+  shards(pass: number, span: readonly [number, number]): Promise<VariableStatistics>;
+  progress(percentage: number): void;
+}
+
+/**
+ * Every pass of an input's walk in turn, merging between passes, with progress spread evenly
+ * over the passes; the scratch of the passes is removed whatever happens. Statistics are
+ * the last pass's.
+ */
+async function walkPasses(
+  input: Pick<OpenedInput, "walk" | "merge">,
+  path: string,
+  threads: number,
+  run: PassRunner,
+): Promise<VariableStatistics> {
+  const passes = input.walk?.passes ?? 1;
+  const scratch = scratchIn(path);
+  try {
+    let stats: VariableStatistics = new Map();
+    for (let pass = 0; pass < passes; pass++) {
+      const span = [(100 * pass) / passes, (100 * (pass + 1)) / passes] as const;
+      stats =
+        threads === 1
+          ? await run.alone({ pass, scratch, onProgress: (f) => run.progress(span[0] + f * (span[1] - span[0])) })
+          : await run.shards(pass, span);
+      if (pass < passes - 1) await input.merge?.(pass, threads, scratch);
+    }
+    return stats;
+  } finally {
+    await scratch.remove();
+  }
 }
 
 /**

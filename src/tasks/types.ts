@@ -48,8 +48,11 @@ export interface RunContext {
   report(key: string, value: unknown): void;
   /** The most threads this run may use (the server's threads per job). */
   readonly threads: number;
-  /** Run the task's `runShard` with `payload` as shards 0..count-1 on threads at once; their results in order. */
-  fanOut(count: number, payload: unknown): Promise<unknown[]>;
+  /**
+   * Run the task's `runShard` with `payload` as shards 0..count-1 on threads at once; their
+   * results in order. Their progress is the run's, within `span` (default [0, 100]).
+   */
+  fanOut(count: number, payload: unknown, span?: readonly [number, number]): Promise<unknown[]>;
 }
 
 /** What one shard of a run is told: which share of the work is its own. */

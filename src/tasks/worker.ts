@@ -18,7 +18,7 @@ export async function runTask(task: string, options: Json, ctx: TaskContext): Pr
     message: (type, description) => ctx.message(type, description),
     report: (key, value) => ctx.report(key, value as Json),
     threads: ctx.threads,
-    fanOut: (count, payload) => ctx.fanOut(count, payload as Json),
+    fanOut: (count, payload, span) => ctx.fanOut(count, payload as Json, span),
   });
 }
 

@@ -20,6 +20,7 @@ import { after, before, describe, it } from "node:test";
 import type { Cube, Slab } from "../../src/cube/types.js";
 import { openCube, openLocation } from "../../src/io/open.js";
 import { type AnomalyOptions, anomalyTask, writeAnomaly } from "../../src/tasks/anomaly.js";
+import { chooseAnomalyWalk } from "../../src/tasks/anomalyStreaming.js";
 import type { ParseEnv } from "../../src/tasks/types.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -60,58 +61,95 @@ describe("Anomaly output against numpy (golden cases written to Zarr)", () => {
     assert.equal(intervals.size, 7);
   });
 
-  for (const c of CASES) {
-    it(c.name, async () => {
-      const { options } = await anomalyTask.parse(
-        { inputMultidimensionalRaster: JSON.stringify({ uri: c.file }), outputName: '{"serviceProperties":{"name":"x"}}', ...c.params },
-        env,
-      );
-      // Through JSON, as the options travel to the worker.
-      const plan = JSON.parse(JSON.stringify(options)) as AnomalyOptions;
-      const path = join(dir, `${c.name}.zarr`);
-      const source = await openLocation(plan.input);
-      const reference = plan.reference ? await openLocation(plan.reference) : undefined;
-      try {
-        await writeAnomaly(source, plan, path, { reference });
-      } finally {
-        await source.close();
-        await reference?.close();
-      }
+  for (const c of CASES) it(c.name, () => checkCase(dir, c));
+});
 
-      const out: Cube = await openCube(path);
-      const input = await openLocation(plan.input);
-      try {
-        assert.deepEqual(
-          out.variables.map((v) => v.name),
-          plan.variables,
-        );
-        for (const v of out.variables) {
-          const s = input.variables.find((x) => x.name === v.name)!;
-          assert.deepEqual(
-            v.dimensions.map((d) => [d.name, d.values]),
-            s.dimensions.map((d) => [d.name, d.values]),
-            `${v.name}: the input's slices`,
-          );
-        }
-        // Output chunks hold the whole time axis: read each variable once, then index it.
-        const whole = new Map<string, Slab>();
-        for (const s of c.samples) {
-          const v = out.variables.find((x) => x.name === s.variable)!;
-          if (!whole.has(v.name)) whole.set(v.name, await v.read());
-          const slab = whole.get(v.name)!;
-          const at = [...v.dimensions.map((d) => s.index[d.name]), s.row, s.col];
-          const got = slab.data[at.reduce((off, i, k) => off * slab.shape[k] + i, 0)];
-          const where = `${s.variable} ${JSON.stringify(s.index)} row ${s.row} col ${s.col}`;
-          if (s.value === null) assert.ok(Number.isNaN(got), `${where}: expected nodata, got ${got}`);
-          else {
-            assert.ok(!Number.isNaN(got), `${where}: expected ${s.value}, got nodata`);
-            assert.ok(Math.abs(got - s.value) <= 1e-5 * Math.abs(s.value), `${where}: expected ${s.value}, got ${got}`);
-          }
-        }
-      } finally {
-        await out.close();
-        await input.close();
-      }
-    });
+/** Stored as daily products ship (scripts/goldens/make_chunked_copies.py): the same values, so the same goldens. */
+const CHUNKED_COPIES: Record<string, string> = {
+  "test/golden/analysis/daily.nc": "test/golden/analysis/daily_nc4.nc",
+  "test/golden/analysis/hourly.nc": "test/golden/analysis/hourly_nc4.nc",
+};
+
+describe("Anomaly output against numpy, NetCDF-4 one time step per chunk (the streaming walk for the mean methods)", () => {
+  let dir = "";
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "strata-anomaly-golden-nc4-"));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const cases = CASES.filter((c) => c.file in CHUNKED_COPIES);
+  it("covers every method and calculation interval", () => {
+    assert.equal(new Set(cases.map((c) => c.params.method)).size, 7);
+    assert.equal(new Set(cases.map((c) => c.params.calculationInterval)).size, 7);
+  });
+  // A tile budget for 2×2 pixels through time makes the tile walk take many tiles, so the
+  // planner streams when the method allows, and the accumulators' budget (which scales with
+  // it) makes bands of rows where groups are many.
+  for (const c of cases) {
+    const slices = c.file.includes("daily") ? 1096 : 283;
+    it(c.name, () => checkCase(dir, { ...c, file: CHUNKED_COPIES[c.file] }, slices * 8 * 4 * 1.5));
   }
 });
+
+async function checkCase(dir: string, c: AnomalyCase, tileBudgetBytes?: number): Promise<void> {
+  const { options } = await anomalyTask.parse(
+    { inputMultidimensionalRaster: JSON.stringify({ uri: c.file }), outputName: '{"serviceProperties":{"name":"x"}}', ...c.params },
+    env,
+  );
+  // Through JSON, as the options travel to the worker.
+  const plan = { ...(JSON.parse(JSON.stringify(options)) as AnomalyOptions), ...(tileBudgetBytes ? { tileBudgetBytes } : {}) };
+  const path = join(dir, `${c.name}.zarr`);
+  const source = await openLocation(plan.input);
+  const reference = plan.reference ? await openLocation(plan.reference) : undefined;
+  try {
+    if (tileBudgetBytes) {
+      const walk = chooseAnomalyWalk(source, plan);
+      // Medians need whole series; z-scores of daily data by HOURLY keep one group per slice,
+      // 29 bytes each per pixel: not even a band of one row fits.
+      const tile =
+        plan.method.includes("MEDIAN") || (c.file.includes("daily") && plan.method === "Z_SCORE" && plan.calculationInterval === "HOURLY");
+      assert.equal(walk.kind, tile ? "tile" : "stream", walk.note);
+    }
+    await writeAnomaly(source, plan, path, { reference });
+  } finally {
+    await source.close();
+    await reference?.close();
+  }
+
+  const out: Cube = await openCube(path);
+  const input = await openLocation(plan.input);
+  try {
+    assert.deepEqual(
+      out.variables.map((v) => v.name),
+      plan.variables,
+    );
+    for (const v of out.variables) {
+      const s = input.variables.find((x) => x.name === v.name)!;
+      assert.deepEqual(
+        v.dimensions.map((d) => [d.name, d.values]),
+        s.dimensions.map((d) => [d.name, d.values]),
+        `${v.name}: the input's slices`,
+      );
+    }
+    // Output chunks hold the whole time axis: read each variable once, then index it.
+    const whole = new Map<string, Slab>();
+    for (const s of c.samples) {
+      const v = out.variables.find((x) => x.name === s.variable)!;
+      if (!whole.has(v.name)) whole.set(v.name, await v.read());
+      const slab = whole.get(v.name)!;
+      const at = [...v.dimensions.map((d) => s.index[d.name]), s.row, s.col];
+      const got = slab.data[at.reduce((off, i, k) => off * slab.shape[k] + i, 0)];
+      const where = `${s.variable} ${JSON.stringify(s.index)} row ${s.row} col ${s.col}`;
+      if (s.value === null) assert.ok(Number.isNaN(got), `${where}: expected nodata, got ${got}`);
+      else {
+        assert.ok(!Number.isNaN(got), `${where}: expected ${s.value}, got nodata`);
+        assert.ok(Math.abs(got - s.value) <= 1e-5 * Math.abs(s.value), `${where}: expected ${s.value}, got ${got}`);
+      }
+    }
+  } finally {
+    await out.close();
+    await input.close();
+  }
+}

@@ -95,10 +95,21 @@ function statisticsOf(cube: Cube, name: string) {
 }
 
 describe("a run shared over 3 shards writes what one thread writes", () => {
-  it("GenerateMultidimensionalAnomaly (depth kept, 16-pixel tiles)", async () => {
+  it("GenerateMultidimensionalAnomaly streamed: two passes, sums merged between them (depth kept)", async () => {
+    // One record per time step and 16-pixel tiles: the z-score streams.
     const { paths, fanned } = await runBoth(
       anomalyTask,
       { inputMultidimensionalRaster: '{"uri":"ocean_atlas_subset.nc"}', method: "Z_SCORE", calculationInterval: "ALL" },
+      (o) => ({ ...o, tile: 16 }),
+    );
+    assert.deepEqual(fanned, [[], [3, 3]]);
+    await assertSameOutputs(paths[0], paths[1]);
+  });
+
+  it("GenerateMultidimensionalAnomaly by tiles through time (median, depth kept, 16-pixel tiles)", async () => {
+    const { paths, fanned } = await runBoth(
+      anomalyTask,
+      { inputMultidimensionalRaster: '{"uri":"ocean_atlas_subset.nc"}', method: "DIFFERENCE_FROM_MEDIAN", calculationInterval: "ALL" },
       (o) => ({ ...o, tile: 16 }),
     );
     assert.deepEqual(fanned, [[], [3]]);

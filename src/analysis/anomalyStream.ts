@@ -1,0 +1,201 @@
+/**
+ * The streaming anomaly (mean, standard deviation and z-score methods; a reference raster):
+ * slices are read in runs, in storage order, over bands of rows. Pass 0 accumulates each
+ * group's sums per pixel (GroupMoments); once the shares' sums are merged, pass 1 reads the
+ * runs again and writes x against µ (and s). EXTERNAL_RASTER needs pass 1 only. Each unit
+ * (a variable at one value of its other dimensions, one band) is independent; a share takes
+ * every count-th run of each unit, so shares of one pass never write the same chunk.
+ */
+import { combinationAt, combinationCount } from "./combinations.js";
+import { STD_TIME, type Cube, type IndexRange, type TypedArray, type Variable, type Window, variableNamed } from "../cube/types.js";
+import { type AnomalyPlan, anomalyPixelType, applyAnomalyRow, referenceMismatch } from "./anomaly.js";
+import { GroupMoments, momentBytes } from "./groupMoments.js";
+import { type GroupInterval, groupKeys } from "./groups.js";
+import { type Share, ownStepCount, ownsStep } from "./share.js";
+import type { StatisticsAccumulator } from "./statistics.js";
+import type { BlockSink } from "./subset.js";
+
+export interface AnomalyStreamPlan extends AnomalyPlan {
+  /** Rows of the window per band. */
+  readonly bandRows: number;
+  /** Runs of slices of each variable, in storage order. */
+  readonly runs: Readonly<Record<string, readonly IndexRange[]>>;
+}
+
+/** One variable at one value of each of its other dimensions, over one band of rows. */
+export interface StreamUnit {
+  readonly variable: string;
+  /** Index ranges over the variable's dimensions: StdTime whole, one index of the others. */
+  readonly dims: readonly IndexRange[];
+  /** The band of the source (absolute rows). */
+  readonly band: Window;
+  /** Where the band starts in the output ([...dims, row, col]). */
+  readonly outStart: readonly number[];
+}
+
+/** Whether a method's reference is a mean (streams) rather than a median (needs whole series). */
+export const streamsMethod = (plan: Pick<AnomalyPlan, "method">): boolean => !plan.method.includes("MEDIAN");
+
+/** Bytes of accumulators per pixel and group for the plan's method. */
+export const anomalyMomentBytes = (plan: Pick<AnomalyPlan, "method">): number => momentBytes(plan.method === "Z_SCORE");
+
+/** The units of a plan, in order. */
+export function streamUnits(cube: Cube, plan: AnomalyStreamPlan): StreamUnit[] {
+  const units: StreamUnit[] = [];
+  const { window } = plan;
+  for (const name of plan.variables) {
+    const v = variableNamed(cube, name);
+    const others = v.dimensions.filter((d) => d.name !== STD_TIME);
+    const sizes = others.map((d) => d.values.length);
+    for (let c = 0; c < combinationCount(sizes); c++) {
+      const at = combinationAt(c, sizes);
+      let k = 0;
+      const dims = v.dimensions.map((d): IndexRange => {
+        if (d.name === STD_TIME) return [0, d.values.length];
+        const i = at[k++];
+        return [i, i + 1];
+      });
+      for (let oy = 0; oy < window.height; oy += plan.bandRows) {
+        const band = { x: window.x, y: window.y + oy, width: window.width, height: Math.min(plan.bandRows, window.height - oy) };
+        units.push({ variable: name, dims, band, outStart: [...dims.map(([a]) => a), oy, 0] });
+      }
+    }
+  }
+  return units;
+}
+
+/** The group of each slice of a unit's variable (all in one group for EXTERNAL_RASTER). */
+function groupsOf(v: Variable, plan: AnomalyPlan): Int32Array {
+  const time = v.dimensions.find((d) => d.name === STD_TIME)!;
+  return groupKeys(time.values, plan.calculationInterval === "EXTERNAL_RASTER" ? "ALL" : (plan.calculationInterval as GroupInterval));
+}
+
+function timeAxis(v: Variable): number {
+  return v.dimensions.findIndex((d) => d.name === STD_TIME);
+}
+
+export interface StreamWalk {
+  readonly share?: Share;
+  readonly signal?: AbortSignal;
+  /** Progress of this share through the pass, 0..1. */
+  readonly onProgress?: (fraction: number) => void;
+}
+
+/**
+ * Pass 0 of a unit: this share's sums of its runs.
+ * @example
+ * const sums = await accumulateUnit(cube, plan, unit, { share });
+ */
+export async function accumulateUnit(cube: Cube, plan: AnomalyStreamPlan, unit: StreamUnit, walk: StreamWalk = {}): Promise<GroupMoments> {
+  const v = variableNamed(cube, unit.variable);
+  const groups = groupsOf(v, plan);
+  const P = unit.band.width * unit.band.height;
+  const G = groups.reduce((m, g) => Math.max(m, g + 1), 0);
+  const moments = new GroupMoments({ groups: G, pixels: P, withSd: plan.method === "Z_SCORE" });
+  const nodata = v.nodata ?? NaN;
+  await eachRun(v, plan, unit, walk, async (t0, slab) => {
+    for (let k = 0; k * P < slab.length; k++) moments.add(slab, k * P, groups[t0 + k], nodata);
+  });
+  return moments;
+}
+
+/** µ (and s) of every group of a unit, [g][p]: the merged sums, finished. */
+export type UnitReference = ReturnType<GroupMoments["finish"]>;
+
+/**
+ * Pass 1 of a unit: x against the unit's reference, written to `sink`; `reference` is the
+ * merged pass-0 sums finished, or for EXTERNAL_RASTER undefined (the reference cube is read).
+ */
+export async function applyUnit(
+  cube: Cube,
+  plan: AnomalyStreamPlan,
+  unit: StreamUnit,
+  reference: UnitReference | undefined,
+  sink: BlockSink,
+  statistics: StatisticsAccumulator,
+  walk: StreamWalk & { readonly referenceCube?: Cube } = {},
+): Promise<void> {
+  const v = variableNamed(cube, unit.variable);
+  const groups = groupsOf(v, plan);
+  const P = unit.band.width * unit.band.height;
+  const nodata = v.nodata ?? NaN;
+  const F64 = anomalyPixelType(v.pixelType) === "F64";
+  const external = externalReference(v, plan, walk.referenceCube);
+  const t = timeAxis(v);
+  await eachRun(v, plan, unit, walk, async (t0, slab) => {
+    const slices = slab.length / P;
+    const out = F64 ? new Float64Array(slab.length) : new Float32Array(slab.length);
+    const given = external ? await external.read(unit, t0, t0 + slices, walk.signal) : undefined;
+    for (let k = 0; k < slices; k++) {
+      const g = groups[t0 + k];
+      const mean = given
+        ? given.values.subarray(given.perSlice ? k * P : 0, (given.perSlice ? k * P : 0) + P)
+        : reference!.mean.subarray(g * P, (g + 1) * P);
+      const sd = reference?.sd?.subarray(g * P, (g + 1) * P);
+      applyAnomalyRow(slab, out, k * P, P, nodata, plan.method, mean, sd);
+    }
+    statistics.add(out, undefined);
+    const start = [...unit.outStart];
+    start[t] = t0;
+    const shape = [...unit.dims.map(([a, b], i) => (i === t ? slices : b - a)), unit.band.height, unit.band.width];
+    walk.signal?.throwIfAborted();
+    await sink.writeBlock(v.name, start, { data: out, shape });
+  });
+}
+
+/** Reads the runs of a unit that belong to the share, one ahead, handing each run's values (slice-major) to `use`. */
+async function eachRun(
+  v: Variable,
+  plan: AnomalyStreamPlan,
+  unit: StreamUnit,
+  walk: StreamWalk,
+  use: (t0: number, values: TypedArray) => Promise<void>,
+): Promise<void> {
+  const { signal, share } = walk;
+  const t = timeAxis(v);
+  const runs = plan.runs[v.name];
+  const mine = runs.filter((_, i) => ownsStep(i, share));
+  const total = ownStepCount(runs.length, share);
+  const read = (run: IndexRange) => {
+    const dims = unit.dims.map((r, i) => (i === t ? run : r));
+    const p = v.read({ dims, window: unit.band, signal });
+    p.catch(() => {}); // awaited in turn; never an unhandled rejection meanwhile
+    return p;
+  };
+  let next = mine.length > 0 ? read(mine[0]) : undefined;
+  for (let i = 0; i < mine.length; i++) {
+    signal?.throwIfAborted();
+    const slab = await next!;
+    next = i + 1 < mine.length ? read(mine[i + 1]) : undefined;
+    await use(mine[i][0], slab.data);
+    walk.onProgress?.((i + 1) / total);
+  }
+}
+
+/** The reference raster of EXTERNAL_RASTER for a unit: one slice for all, or the slices of a run. */
+function externalReference(v: Variable, plan: AnomalyPlan, referenceCube: Cube | undefined) {
+  if (plan.calculationInterval !== "EXTERNAL_RASTER") return undefined;
+  const ref = referenceCube?.variables.find((x) => x.name === v.name);
+  if (!ref) throw new RangeError(`the reference raster has no variable ${v.name}`);
+  const why = referenceMismatch(v, ref);
+  if (why) throw new RangeError(`the reference variable ${v.name} does not match the input: ${why}`);
+  const time = ref.dimensions.find((d) => d.name === STD_TIME);
+  const perSlice = !!time && time.values.length > 1;
+  let single: Float64Array | undefined;
+  return {
+    async read(unit: StreamUnit, t0: number, t1: number, signal?: AbortSignal): Promise<{ values: Float64Array; perSlice: boolean }> {
+      if (!perSlice && single) return { values: single, perSlice };
+      // The reference's dimensions by name: StdTime the run (or its one slice), the others the unit's.
+      const dims = ref.dimensions.map((d): IndexRange => {
+        if (d.name === STD_TIME) return perSlice ? [t0, t1] : [0, 1];
+        return unit.dims[v.dimensions.findIndex((x) => x.name === d.name)];
+      });
+      const slab = await ref.read({ dims, window: unit.band, signal });
+      const values = Float64Array.from(slab.data as ArrayLike<number>);
+      const nd = ref.nodata ?? NaN;
+      for (let i = 0; i < values.length; i++) if (values[i] === nd) values[i] = NaN;
+      if (!perSlice) single = values;
+      return { values, perSlice };
+    },
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * How to walk an input for a per-pixel time analysis, chosen from how the input is stored
+ * (DESIGN.md, "How to walk a cube fast"):
+ * - `tile`: spatial tiles through the whole time axis, when that reads each stored chunk
+ *   once (time stored whole, or one tile covers the window) or when nothing else fits;
+ * - `stream`: runs of slices in storage order over bands of rows, for methods whose state is
+ *   per-pixel accumulators of groups × grid; every stored chunk is read once per band and
+ *   pass, and the band is the whole window unless the accumulators would not fit.
+ * The plan says why it was chosen, for the job's messages. Knows the cube model only.
+ */
+import { STD_TIME, type IndexRange, type Variable, type Window } from "../cube/types.js";
+import { windowTiles } from "../analysis/tiles.js";
+
+/** Values read at once by a stream, about (counted as float64). */
+const RUN_BYTES = 16 * 1024 * 1024;
+
+/** Memory for one band's accumulators on one thread. */
+export const ACCUMULATOR_BUDGET_BYTES = 192 * 1024 * 1024;
+
+export interface StreamShape {
+  /** Bytes of state per pixel and group (sums, counts ...). */
+  readonly bytesPerPixelGroup: number;
+  /** Groups the method keeps apart (12 for RECURRING_MONTHLY, 1 for a trend). */
+  readonly groups: number;
+  /** Rows of an output chunk at most: bands as tall as that are whole multiples of it. */
+  readonly outputRows: number;
+}
+
+export type WalkPlan =
+  | { readonly kind: "tile"; readonly reason: string }
+  | {
+      readonly kind: "stream";
+      readonly reason: string;
+      /** Rows of the window per band (the last may be shorter); the window's height for one band. */
+      readonly bandRows: number;
+      /** Runs of slices along StdTime, each a whole number of stored chunks. */
+      readonly runs: readonly IndexRange[];
+    };
+
+/**
+ * @example
+ * const plan = chooseWalk(v, window, { bytesPerPixelGroup: 21, groups: 12, outputRows: 512 }, 75);
+ * if (plan.kind === "stream") for (const [t0, t1] of plan.runs) ...
+ */
+export function chooseWalk(
+  v: Variable,
+  window: Window,
+  shape: StreamShape | undefined,
+  tileEdge: number,
+  accumulatorBudgetBytes = ACCUMULATOR_BUDGET_BYTES,
+): WalkPlan {
+  const t = v.dimensions.findIndex((d) => d.name === STD_TIME);
+  const slices = v.dimensions[t]?.values.length ?? 1;
+  const timeChunk = Math.max(1, v.chunkShape[t] ?? slices);
+  const tiles = windowTiles(window, tileEdge).length;
+  if (timeChunk >= slices)
+    return {
+      kind: "tile",
+      reason: `${v.name} is stored with its ${slices} time steps in each chunk, so tiles through time read each chunk once`,
+    };
+  if (tiles === 1) return { kind: "tile", reason: `${v.name} is small enough to hold whole (one tile through its ${slices} time steps)` };
+  if (!shape) {
+    return {
+      kind: "tile",
+      reason: `${v.name} is stored ${timeChunk} time step(s) per chunk; this method needs each pixel's whole series, read as ${tiles} tiles through time`,
+    };
+  }
+  const perRow = shape.bytesPerPixelGroup * shape.groups * window.width;
+  const fitRows = Math.floor(accumulatorBudgetBytes / perRow);
+  const bandRows =
+    fitRows >= window.height
+      ? window.height
+      : fitRows >= shape.outputRows
+        ? Math.floor(fitRows / shape.outputRows) * shape.outputRows
+        : fitRows;
+  if (bandRows < 1) {
+    return {
+      kind: "tile",
+      reason: `${shape.groups} groups of accumulators for one row of ${window.width} pixels would exceed ${mb(accumulatorBudgetBytes)}; walking ${tiles} tiles through time instead`,
+    };
+  }
+  const bands = Math.ceil(window.height / Math.min(bandRows, window.height));
+  // Several chunks a run when slices are small: fewer, larger reads; about RUN_BYTES each.
+  const bandBytes = Math.min(bandRows, window.height) * window.width * 8;
+  const step = timeChunk * Math.max(1, Math.floor(RUN_BYTES / (timeChunk * bandBytes)));
+  const runs: IndexRange[] = [];
+  for (let s = 0; s < slices; s += step) runs.push([s, Math.min(slices, s + step)]);
+  const reads =
+    bands === 1
+      ? "each chunk is read once per pass"
+      : `accumulators fill ${bands} bands of rows, so each chunk is read ${bands} times per pass`;
+  return {
+    kind: "stream",
+    reason: `${v.name} is stored ${timeChunk} time step(s) per chunk: streaming its ${slices} time steps in storage order (${runs.length} runs) with ${shape.groups} group(s) of per-pixel accumulators; ${reads}`,
+    bandRows: Math.min(bandRows, window.height),
+    runs,
+  };
+}
+
+const mb = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`;

@@ -1,0 +1,151 @@
+/**
+ * The anomaly's walk, chosen per input (plan/walkPlan.ts): for the mean methods on inputs
+ * stored a few time steps per chunk, two passes in storage order (sums per group, merged
+ * across shares through the job's scratch; then the anomalies); otherwise the tile walk
+ * through time (analysis/anomaly.ts).
+ */
+import { type AnomalyPlan, anomalyTileEdge, computeAnomaly } from "../analysis/anomaly.js";
+import {
+  type AnomalyStreamPlan,
+  type StreamUnit,
+  type UnitReference,
+  accumulateUnit,
+  anomalyMomentBytes,
+  applyUnit,
+  streamUnits,
+  streamsMethod,
+} from "../analysis/anomalyStream.js";
+import { GroupMoments } from "../analysis/groupMoments.js";
+import { groupKeys } from "../analysis/groups.js";
+import { statisticsAccumulator } from "../analysis/statistics.js";
+import { TIME_TILE_BUDGET_BYTES } from "../analysis/tiles.js";
+import { STD_TIME, type Cube, type Variable, variableNamed } from "../cube/types.js";
+import { TILE } from "../io/zarrWrite.js";
+import { ACCUMULATOR_BUDGET_BYTES, type WalkPlan, chooseWalk } from "../plan/walkPlan.js";
+import type { Scratch } from "../store/scratch.js";
+import type { OpenedInput, VariableStatistics } from "./common.js";
+
+/** The walk of an anomaly: the tile walk, or streaming passes with each variable's bands and runs. */
+export type AnomalyWalk =
+  { readonly kind: "tile"; readonly note: string } | { readonly kind: "stream"; readonly note: string; readonly plan: AnomalyStreamPlan };
+
+/**
+ * Stream when every variable streams; threads share the job's memory as they share its tile
+ * budget (perThread), so the accumulators' budget shrinks with it.
+ * @example
+ * const walk = chooseAnomalyWalk(cube, plan);
+ */
+export function chooseAnomalyWalk(cube: Cube, plan: AnomalyPlan): AnomalyWalk {
+  const share = (plan.tileBudgetBytes ?? TIME_TILE_BUDGET_BYTES) / TIME_TILE_BUDGET_BYTES;
+  const external = plan.calculationInterval === "EXTERNAL_RASTER";
+  const walks = new Map<string, WalkPlan>();
+  for (const name of plan.variables) {
+    const v = variableNamed(cube, name);
+    const shape = streamsMethod(plan)
+      ? {
+          // EXTERNAL_RASTER keeps no sums: one pass against the reference.
+          bytesPerPixelGroup: external ? 0 : anomalyMomentBytes(plan),
+          groups: external ? 1 : groupCount(v, plan),
+          outputRows: TILE,
+        }
+      : undefined;
+    walks.set(name, chooseWalk(v, plan.window, shape, anomalyTileEdge(v, plan), ACCUMULATOR_BUDGET_BYTES * share));
+  }
+  const all = [...walks.values()];
+  const note = all.map((w) => w.reason).join("; ");
+  if (!all.every((w) => w.kind === "stream")) return { kind: "tile", note: `Walking tiles through time: ${note}.` };
+  const streams = all as Extract<WalkPlan, { kind: "stream" }>[];
+  return {
+    kind: "stream",
+    note: `Streaming in storage order: ${note}.`,
+    plan: {
+      ...plan,
+      // One band height for all variables (they share the grid); each variable its runs.
+      bandRows: Math.min(...streams.map((w) => w.bandRows)),
+      runs: Object.fromEntries([...walks].map(([name, w]) => [name, (w as Extract<WalkPlan, { kind: "stream" }>).runs])),
+    },
+  };
+}
+
+function groupCount(v: Variable, plan: AnomalyPlan): number {
+  const time = v.dimensions.find((d) => d.name === STD_TIME)!;
+  return groupKeys(time.values, plan.calculationInterval as Exclude<AnomalyPlan["calculationInterval"], "EXTERNAL_RASTER">).reduce(
+    (m, g) => Math.max(m, g + 1),
+    0,
+  );
+}
+
+/** Output chunks of a streamed variable: one slice (of each dimension) by a tile no taller than a band. */
+export function streamedChunks(v: Variable, plan: AnomalyStreamPlan): number[] {
+  return [...v.dimensions.map(() => 1), Math.min(plan.bandRows, TILE), Math.min(plan.window.width, TILE)];
+}
+
+/**
+ * The walk of an anomaly as OpenedInput's passes: compute and merge.
+ * @example
+ * const { walk, compute, merge } = anomalyWalk(cube, chooseAnomalyWalk(cube, plan), plan, reference);
+ */
+export function anomalyWalk(
+  cube: Cube,
+  chosen: AnomalyWalk,
+  plan: AnomalyPlan,
+  reference: Cube | undefined,
+): Pick<OpenedInput, "walk" | "compute" | "merge"> {
+  if (chosen.kind === "tile") {
+    return { walk: { passes: 1, note: chosen.note }, compute: (sink, walk) => computeAnomaly(cube, plan, sink, { ...walk, reference }) };
+  }
+  const stream = chosen.plan;
+  const units = streamUnits(cube, stream);
+  const external = plan.calculationInterval === "EXTERNAL_RASTER";
+  const passes = external ? 1 : 2;
+  const last = passes - 1;
+  return {
+    walk: { passes, note: chosen.note },
+    async compute(sink, walk) {
+      const pass = walk.pass ?? 0;
+      const index = walk.share?.index ?? 0;
+      const progress = (u: number) => (f: number) => walk.onProgress?.((u + f) / units.length);
+      const statistics = new Map(plan.variables.map((name) => [name, statisticsAccumulator()]));
+      for (const [u, unit] of units.entries()) {
+        const unitWalk = { share: walk.share, signal: walk.signal, onProgress: progress(u) };
+        if (pass < last) {
+          const sums = await accumulateUnit(cube, stream, unit, unitWalk);
+          await walk.scratch!.write(`u${u}-s${index}`, sums.toBytes());
+          continue;
+        }
+        const ref = external ? undefined : await readReference(walk.scratch!, u, unit, cube, stream);
+        await applyUnit(cube, stream, unit, ref, sink, statistics.get(unit.variable)!, { ...unitWalk, referenceCube: reference });
+      }
+      return new Map([...statistics].map(([name, acc]) => [name, pass === last ? acc.result() : undefined])) as VariableStatistics;
+    },
+    async merge(_pass, shares, scratch) {
+      for (const [u, unit] of units.entries()) {
+        const shape = momentsShape(cube, stream, unit);
+        const sums = GroupMoments.fromBytes(shape, await scratch.read(`u${u}-s0`));
+        for (let s = 1; s < shares; s++) sums.merge(GroupMoments.fromBytes(shape, await scratch.read(`u${u}-s${s}`)));
+        const { mean, sd } = sums.finish(plan.ignoreNoData);
+        await scratch.write(`u${u}-ref`, referenceBytes(mean, sd));
+      }
+    },
+  };
+}
+
+function momentsShape(cube: Cube, plan: AnomalyStreamPlan, unit: StreamUnit) {
+  const v = variableNamed(cube, unit.variable);
+  return { groups: groupCount(v, plan), pixels: unit.band.width * unit.band.height, withSd: plan.method === "Z_SCORE" };
+}
+
+function referenceBytes(mean: Float64Array, sd: Float64Array | undefined): Uint8Array {
+  const out = new Float64Array(mean.length * (sd ? 2 : 1));
+  out.set(mean);
+  if (sd) out.set(sd, mean.length);
+  return new Uint8Array(out.buffer);
+}
+
+async function readReference(scratch: Scratch, u: number, unit: StreamUnit, cube: Cube, plan: AnomalyStreamPlan): Promise<UnitReference> {
+  const bytes = await scratch.read(`u${u}-ref`);
+  const all = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
+  const { groups, pixels, withSd } = momentsShape(cube, plan, unit);
+  const cells = groups * pixels;
+  return { mean: all.subarray(0, cells), sd: withSd ? all.subarray(cells, 2 * cells) : undefined };
+}

@@ -1,0 +1,58 @@
+/**
+ * Per-group sums for the streaming anomaly, against hand-worked cases: the mean and the
+ * population standard deviation of each group, nodata handling, and merging shares in any
+ * order giving what one pass gives.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { GroupMoments } from "../../src/analysis/groupMoments.js";
+
+describe("GroupMoments", () => {
+  it("means and standard deviations per group and pixel (hand-worked)", () => {
+    // Two pixels; group 0 gets slices [1, 10] and [3, 10], group 1 gets [5, NaN].
+    const m = new GroupMoments({ groups: 2, pixels: 2, withSd: true });
+    m.add(Float32Array.of(1, 10), 0, 0, NaN);
+    m.add(Float32Array.of(3, 10), 0, 0, NaN);
+    m.add(Float32Array.of(5, NaN), 0, 1, NaN);
+    const { mean, sd } = m.finish(true);
+    assert.deepEqual([...mean], [2, 10, 5, NaN]);
+    // Group 0, pixel 0: values 1 and 3, µ = 2, s = 1; pixel 1: constant 10, s exactly 0.
+    assert.deepEqual([...sd!], [1, 0, 0, NaN]);
+  });
+
+  it("a group that met nodata is nodata unless nodata is ignored; the nodata value counts as nodata", () => {
+    const m = new GroupMoments({ groups: 1, pixels: 1, withSd: false });
+    m.add(Int16Array.of(4), 0, 0, -999);
+    m.add(Int16Array.of(-999), 0, 0, -999);
+    assert.deepEqual([...m.finish(true).mean], [4]);
+    assert.deepEqual([...m.finish(false).mean], [NaN]);
+  });
+
+  it("shares merged in any order, through bytes, equal one pass", () => {
+    const values = Float64Array.from({ length: 40 }, (_, i) => 1000 + Math.sin(i) * 3); // 20 slices of 2 pixels
+    const whole = new GroupMoments({ groups: 2, pixels: 2, withSd: true });
+    const shares = [0, 1, 2].map(() => new GroupMoments({ groups: 2, pixels: 2, withSd: true }));
+    for (let t = 0; t < 20; t++) {
+      whole.add(values, 2 * t, t % 2, NaN);
+      shares[t % 3].add(values, 2 * t, t % 2, NaN);
+    }
+    const merged = GroupMoments.fromBytes(whole.shape, shares[2].toBytes());
+    merged.merge(shares[0]);
+    merged.merge(GroupMoments.fromBytes(whole.shape, shares[1].toBytes()));
+    const [a, b] = [whole.finish(true), merged.finish(true)];
+    for (let i = 0; i < 4; i++) {
+      assert.ok(Math.abs(a.mean[i] - b.mean[i]) <= 1e-12 * 1000, `mean ${i}`);
+      assert.ok(Math.abs(a.sd![i] - b.sd![i]) <= 1e-12 * 1000, `sd ${i}`);
+    }
+    // numpy: np.std([1000 + np.sin(i) * 3 for i in range(0, 40, 4)]) for group 0, pixel 0
+    const group0 = Array.from({ length: 10 }, (_, k) => 1000 + Math.sin(4 * k) * 3);
+    const mu = group0.reduce((s, x) => s + x, 0) / 10;
+    const s = Math.sqrt(group0.reduce((acc, x) => acc + (x - mu) ** 2, 0) / 10);
+    assert.ok(Math.abs(b.mean[0] - mu) <= 1e-12 * 1000 && Math.abs(b.sd![0] - s) <= 1e-10, `${b.sd![0]} vs ${s}`);
+  });
+
+  it("refuses bytes of another shape", () => {
+    const m = new GroupMoments({ groups: 1, pixels: 3, withSd: false });
+    assert.throws(() => GroupMoments.fromBytes({ groups: 1, pixels: 2, withSd: false }, m.toBytes()), /accumulator bytes/);
+  });
+});

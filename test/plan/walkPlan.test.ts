@@ -1,0 +1,68 @@
+/**
+ * The walk a per-pixel time analysis takes, from how its input is stored: tiles through time
+ * when time is stored whole or the input is small, streaming in storage order when the
+ * method keeps per-pixel sums, bands of rows when those sums would not fit, and tiles when
+ * not even one row's would.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { Variable } from "../../src/cube/types.js";
+import { chooseWalk } from "../../src/plan/walkPlan.js";
+
+const daily = (chunkShape: number[]): Variable => ({
+  name: "tas",
+  description: "",
+  unit: "K",
+  pixelType: "F32",
+  dimensions: [
+    {
+      name: "StdTime",
+      sourceName: "time",
+      description: "",
+      unit: "ISO8601",
+      values: Array.from({ length: 1461 }, (_, i) => i * 86_400_000),
+    },
+  ],
+  chunkShape,
+  attributes: {},
+  read: () => Promise.reject(new Error("not read here")),
+});
+const WORLD = { x: 0, y: 0, width: 720, height: 360 };
+const MONTHLY_MEANS = { bytesPerPixelGroup: 21, groups: 12, outputRows: 512 };
+
+describe("chooseWalk", () => {
+  it("streams a cube stored one time step per chunk, in runs of whole chunks, each chunk read once", () => {
+    const plan = chooseWalk(daily([1, 360, 720]), WORLD, MONTHLY_MEANS, 75);
+    assert.equal(plan.kind, "stream");
+    if (plan.kind !== "stream") return;
+    assert.equal(plan.bandRows, 360);
+    assert.deepEqual(plan.runs[0], [0, 8]); // 16 MB of float64 per run: 8 slices of 360 × 720
+    assert.equal(plan.runs.at(-1)![1], 1461);
+    assert.ok(plan.runs.every(([a], i) => i === 0 || a === plan.runs[i - 1][1]) && plan.runs.every(([a, b]) => b > a));
+    assert.match(plan.reason, /each chunk is read once per pass/);
+  });
+
+  it("walks tiles when time is stored whole, when one tile holds everything, or for order statistics", () => {
+    assert.equal(chooseWalk(daily([1461, 64, 64]), WORLD, MONTHLY_MEANS, 75).kind, "tile");
+    assert.equal(chooseWalk(daily([1, 360, 720]), { x: 0, y: 0, width: 50, height: 50 }, MONTHLY_MEANS, 75).kind, "tile");
+    const median = chooseWalk(daily([1, 360, 720]), WORLD, undefined, 75);
+    assert.equal(median.kind, "tile");
+    assert.match(median.reason, /whole series/);
+  });
+
+  it("makes bands of whole output chunks when the sums do not fit, and says each chunk is read once per band", () => {
+    // 366 groups × 21 bytes × 720 pixels = 5.5 MB a row; 1 GB of budget → 194 rows, whole chunks of 64 rows → 192.
+    const plan = chooseWalk(daily([1, 360, 720]), WORLD, { bytesPerPixelGroup: 21, groups: 366, outputRows: 64 }, 75, 1 << 30);
+    assert.equal(plan.kind, "stream");
+    if (plan.kind === "stream") {
+      assert.equal(plan.bandRows, 192);
+      assert.match(plan.reason, /2 bands of rows, so each chunk is read 2 times per pass/);
+    }
+  });
+
+  it("walks tiles when not one row of sums fits", () => {
+    const plan = chooseWalk(daily([1, 360, 720]), WORLD, { bytesPerPixelGroup: 29, groups: 1461, outputRows: 512 }, 75, 1 << 20);
+    assert.equal(plan.kind, "tile");
+    assert.match(plan.reason, /would exceed 1 MB/);
+  });
+});
