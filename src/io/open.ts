@@ -14,12 +14,38 @@ import { cubeFromRaw } from "./cf.js";
 export type RasterFormat = "netcdf3" | "netcdf4" | "geotiff" | "zarr";
 
 /**
+ * Open a raster; `label` is how messages name it (what the client called it: the file it
+ * uploaded, the `uri` it gave), so no error from opening or reading it shows a server path.
+ * Without a label messages name the location itself (fine for the CLI, never for a server).
  * @example
  * const cube = await openCube("test/fixtures/real/monthly_navy_winds.cdf");
  * console.log(cube.variables.map((v) => v.name)); // ["UWND", "VWND"]
  * await cube.close();
  */
-export async function openCube(location: string | URL): Promise<Cube> {
+export async function openCube(location: string | URL, label?: string): Promise<Cube> {
+  const where = location instanceof URL ? location.href : location;
+  const name = label ?? where;
+  const relabel = (e: unknown): unknown => {
+    if (e instanceof Error && where !== name) e.message = e.message.split(where).join(name);
+    return e;
+  };
+  let cube: Cube;
+  try {
+    cube = await openAt(location);
+  } catch (e) {
+    throw relabel(e);
+  }
+  const variables = cube.variables.map((v) => ({
+    ...v,
+    read: (selection?: Parameters<typeof v.read>[0]) =>
+      v.read(selection).catch((e: unknown) => {
+        throw relabel(e);
+      }),
+  }));
+  return { ...cube, variables, close: () => cube.close() };
+}
+
+async function openAt(location: string | URL): Promise<Cube> {
   if (location instanceof URL) return cubeFromRaw(await (await import("./zarrRead.js")).openZarr(location), location.href);
   const format = await detectFormat(location);
   switch (format) {
@@ -78,7 +104,9 @@ export async function detectFormat(path: string): Promise<RasterFormat> {
 export interface RasterLocation {
   readonly path?: string;
   readonly url?: string;
-  readonly stack?: readonly { readonly name: string; readonly path?: string; readonly url?: string }[];
+  /** How messages name it: what the client called it (see openCube). */
+  readonly label?: string;
+  readonly stack?: readonly { readonly name: string; readonly path?: string; readonly url?: string; readonly label?: string }[];
 }
 
 /**
@@ -88,7 +116,7 @@ export interface RasterLocation {
  * const cube = await openLocation({ stack: [{ name: "jan", path: "/data/rasters/a" }, { name: "feb", path: "/data/rasters/b" }] });
  */
 export async function openLocation(location: RasterLocation, parameter = "input"): Promise<Cube> {
-  const one = (l: { path?: string; url?: string }) => openCube(l.url ? new URL(l.url) : l.path!);
+  const one = (l: { path?: string; url?: string; label?: string }) => openCube(l.url ? new URL(l.url) : l.path!, l.label);
   if (!location.stack) return one(location);
   const cubes: Cube[] = [];
   try {

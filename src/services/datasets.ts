@@ -34,7 +34,7 @@ export function datasetCache(store: RasterStore, capacity = 32): DatasetCache {
         return hit;
       }
       const opening = (async () => {
-        const cube = await openCube(await store.resolve(id));
+        const cube = await openCube(await store.resolve(id), `dataset ${id}`);
         const statistics = (cube.attributes["strata:statistics"] ?? {}) as Record<string, Statistics | null>;
         return { cube, statistics };
       })();

@@ -100,7 +100,7 @@ async function resolveInput(
   if (key === "uri") {
     try {
       const found = await deps.dataStores.resolve(value);
-      return { location: found.kind === "file" ? { path: found.path } : { url: found.url }, warnings };
+      return { location: found.kind === "file" ? { path: found.path, label: value } : { url: found.url, label: value }, warnings };
     } catch (e) {
       if (e instanceof StrataError) throw fail(e.message);
       throw e;
@@ -128,7 +128,7 @@ async function itemLocation(
   const datasetId = datasetIdOf(item);
   if (!datasetId) throw new InvalidInputError(`${parameter}: item ${item.id} has no raster data`, { parameter });
   try {
-    return { path: datasetFile(await deps.store.resolve(datasetId), item) };
+    return { path: datasetFile(await deps.store.resolve(datasetId), item), label: `item ${item.id}` };
   } catch (e) {
     if (e instanceof NotFoundError)
       throw new InvalidInputError(`${parameter}: the data of item ${item.id} is missing from the raster store`, { parameter });

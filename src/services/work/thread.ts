@@ -28,7 +28,7 @@ async function cubeAt(path: string): Promise<{ cube: Cube; statistics: Readonly<
   if (opening) {
     cubes.delete(path);
   } else {
-    opening = openCube(path);
+    opening = openCube(path, "the service's data");
     opening.catch(() => cubes.delete(path));
   }
   cubes.set(path, opening);
