@@ -4,7 +4,8 @@
  * touch. Dimension names come from the netCDF-4 dimension scales (DIMENSION_LIST).
  */
 import h5wasm from "h5wasm/node";
-import { CorruptDataError } from "../cube/errors.js";
+import { CorruptDataError, StrataError, UnsupportedDataError } from "../cube/errors.js";
+import { allowHdf5, guardedH5wasm, refusedOpen } from "./hdf5Guard.js";
 import type { TypedArray } from "../cube/types.js";
 import type { Attributes, RawDataset, RawDtype, RawVariable } from "./raw.js";
 
@@ -33,32 +34,70 @@ const INTERNAL_ATTRS = new Set([
  * const slab = await t.read([0, 0, 0, 0], [1, 2, 8, 8]);
  */
 export async function openNetcdf4(path: string): Promise<RawDataset> {
-  await h5wasm.ready;
-  let file: H5File;
+  await guardedH5wasm();
+  const release = allowHdf5(path);
+  let file: H5File | undefined;
   try {
+    refusedOpen();
     file = new h5wasm.File(path, "r");
+    if (file.file_id < 0n) throw new Error("HDF5 could not open it");
+    const variables: RawVariable[] = [];
+    collect(path, file, file, "", variables);
+    const opened = file;
+    return {
+      format: "netcdf4",
+      variables,
+      attrs: attributesOf(file),
+      close: async () => {
+        opened.close();
+        release();
+      },
+    };
   } catch (e) {
+    try {
+      file?.close();
+    } catch {
+      // Already failing: the reason to report is the first.
+    }
+    release();
+    if (e instanceof StrataError) throw e;
     throw new CorruptDataError(`${path} is not a readable NetCDF-4/HDF5 file: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const variables: RawVariable[] = [];
-  collect(file, file, "", variables);
-  return {
-    format: "netcdf4",
-    variables,
-    attrs: attributesOf(file),
-    close: async () => {
-      file.close();
-    },
-  };
 }
 
-function collect(file: H5File, group: H5Group, prefix: string, out: RawVariable[]): void {
+/** HDF5 filters built into the library (deflate, shuffle, fletcher32, szip, nbit, scale-offset). */
+const BUILT_IN_FILTERS = new Set([1, 2, 3, 4, 5, 6]);
+
+function collect(path: string, file: H5File, group: H5Group, prefix: string, out: RawVariable[]): void {
   for (const key of group.keys()) {
+    const name = `${prefix}${key}`;
+    const outside = (how: string) =>
+      new UnsupportedDataError(`${path}: ${name} is ${how}, data outside the file, which Strata does not read`);
     const entity = group.get(key);
+    if (entity && typeof entity === "object" && "filename" in entity && "obj_path" in entity) throw outside("an external link");
     if (entity instanceof h5wasm.Group) {
-      collect(file, entity, `${prefix}${key}/`, out);
+      collect(path, file, entity, `${name}/`, out);
     } else if (entity instanceof h5wasm.Dataset) {
-      const variable = toVariable(file, entity, `${prefix}${key}`);
+      const meta = entity.metadata as H5Dataset["metadata"] & { virtual_sources?: unknown[] };
+      if (meta.virtual_sources) throw outside("a virtual dataset");
+      const filter = entity.filters.find((f) => !BUILT_IN_FILTERS.has(f.id));
+      if (filter) {
+        throw new UnsupportedDataError(
+          `${path}: ${name} is compressed with HDF5 filter ${filter.id} (${filter.name}), which Strata does not read`,
+        );
+      }
+      // External storage is visible only when read: HDF5 then opens another file, which
+      // the guard refuses. Only contiguous datasets can have it; one value tells.
+      if (!meta.chunks && (meta.shape ?? []).length > 0 && (meta.shape ?? []).every((n) => n > 0)) {
+        try {
+          entity.slice((meta.shape ?? []).map(() => [0, 1] as [number, number]));
+        } catch (e) {
+          if (refusedOpen()) throw outside("stored in another file");
+          throw e;
+        }
+        if (refusedOpen()) throw outside("stored in another file");
+      }
+      const variable = toVariable(file, entity, name);
       if (variable) out.push(variable);
     }
   }

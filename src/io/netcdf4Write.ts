@@ -19,6 +19,7 @@ import { open as openFile, rename, rm } from "node:fs/promises";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type H5 from "h5wasm/node";
 import { InvalidInputError } from "../cube/errors.js";
+import { allowHdf5, guardedH5wasm } from "./hdf5Guard.js";
 import { windowGrid } from "../cube/grid.js";
 import { encodeCfTimes } from "../cube/time.js";
 import {
@@ -138,10 +139,13 @@ export async function createNetcdf4Writer(path: string, spec: CubeSpec, options:
   }
   // HDF5 reports an uncreatable file only on stderr: Node states why (ENOENT, EACCES) first.
   await (await openFile(path, "w")).close();
-  const h5 = (await import("h5wasm/node")).default;
-  await h5.ready;
+  const h5 = await guardedH5wasm();
+  const release = allowHdf5(path);
   const file = new h5.File(path, "w", { track_order: true, libver: ["v108", "v108"] });
-  if (file.file_id < 0n) throw new Error(`HDF5 cannot create ${path}`);
+  if (file.file_id < 0n) {
+    release();
+    throw new Error(`HDF5 cannot create ${path}`);
+  }
   try {
     const datasets = layOut(file, spec, level);
     const chunkShapes = new Map([...datasets].map(([name, d]) => [name, d.chunks]));
@@ -164,15 +168,18 @@ export async function createNetcdf4Writer(path: string, spec: CubeSpec, options:
         if (attributes) writeAttributes(file, attributes);
         open = false;
         const status = file.close();
+        release();
         if (status < 0) throw new Error(`HDF5 could not complete ${path} (status ${status})`);
       },
       abort() {
         if (open) closeQuietly(file);
         open = false;
+        release();
       },
     };
   } catch (e) {
     closeQuietly(file);
+    release();
     throw e;
   }
 }

@@ -5,10 +5,10 @@
  */
 import { readFile, readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { FileSystemStore } from "@zarrita/storage";
 import * as zarr from "zarrita";
 import { CorruptDataError, UnsupportedDataError } from "../cube/errors.js";
 import type { TypedArray } from "../cube/types.js";
+import { checkSeparator, confinedFetchStore, confinedFileStore } from "./confinedStore.js";
 import type { RawDataset, RawDtype, RawVariable } from "./raw.js";
 
 type Store = zarr.Readable;
@@ -31,7 +31,8 @@ const DTYPES: Record<string, RawDtype> = {
  * const ds2 = await openZarr(new URL("https://host/bucket/era5.zarr"));
  */
 export async function openZarr(location: string | URL): Promise<RawDataset> {
-  const base: Store = location instanceof URL ? new zarr.FetchStore(location.href) : new FileSystemStore(location);
+  const base: Store =
+    location instanceof URL ? confinedFetchStore(location.href, location.href) : await confinedFileStore(location, location);
   const store = await zarr.withMaybeConsolidatedMetadata(base);
   let rootAttrs: Record<string, unknown> = {};
   try {
@@ -63,7 +64,11 @@ export async function openZarr(location: string | URL): Promise<RawDataset> {
     }
     const dtype = DTYPES[arr.dtype];
     if (!dtype) continue; // strings, booleans, 64-bit ints: not raster values
-    const v2 = (await store.get(`${path === "/" ? "" : path}/.zarray` as zarr.AbsolutePath)) !== undefined;
+    const prefix = path === "/" ? "" : path;
+    const zarray = await store.get(`${prefix}/.zarray` as zarr.AbsolutePath);
+    const v2 = zarray !== undefined;
+    const meta = zarray ?? (await store.get(`${prefix}/zarr.json` as zarr.AbsolutePath));
+    if (meta) checkSeparator(JSON.parse(new TextDecoder().decode(meta)) as Record<string, unknown>, path, location.toString());
     variables.push(toVariable(arr, path.replace(/^\//, ""), dtype, v2, location));
   }
   return { format: "zarr", variables, attrs: rootAttrs, close: async () => {} };
