@@ -5,9 +5,15 @@ import { parseArgs } from "node:util";
 export interface Output {
   stdout(text: string): void;
   stderr(text: string): void;
+  /** Whether stdout is a terminal (a person reading), not a pipe or a log file. */
+  readonly terminal?: boolean;
 }
 
-export const PROCESS_OUTPUT: Output = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) };
+export const PROCESS_OUTPUT: Output = {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+  terminal: process.stdout.isTTY === true,
+};
 
 export interface Command {
   readonly usage: string;

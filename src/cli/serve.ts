@@ -1,4 +1,6 @@
 /** `strata serve`: run the server until SIGTERM/SIGINT, then stop gracefully. */
+import { chmod, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { type Command, parseCommandArgs } from "./command.js";
 import { SERVE_OPTIONS, resolveServeConfig } from "./serveConfig.js";
 import { startStrata } from "./startStrata.js";
@@ -13,8 +15,10 @@ export const serveCommand: Command = {
 Start the server: the ArcGIS-style REST API under the public URL (portal at /sharing/rest,
 services at /rest/services, raster analysis tools at
 /rest/services/System/RasterAnalysisTools/GPServer), jobs on worker threads, metadata and
-rasters under the data directory. The first start creates the user "admin" and prints its
-one-time password once, and publishes the sample datasets as public image services.
+rasters under the data directory. The first start creates the user "admin" and publishes
+the sample datasets as public image services. The admin's one-time password is shown once
+on a terminal; when stdout is not a terminal (a service, a log file) it is written instead to
+<data directory>/initial-admin-password, readable only by the server's user.
 
 Options (each also read from the environment variable in brackets):
 ${optionHelp}`,
@@ -26,11 +30,7 @@ ${optionHelp}`,
     if (positionals.length) throw new TypeError(`strata serve takes no arguments (got ${positionals.join(" ")}); see strata serve --help`);
     const config = resolveServeConfig(values as never, process.env);
     const strata = await startStrata(config);
-    if (strata.adminPassword) {
-      out.stdout(
-        `\nFirst start: created the user "admin" with the one-time password\n\n    ${strata.adminPassword}\n\nIt is shown only now and stored nowhere in clear; change it with: strata user passwd admin\n\n`,
-      );
-    }
+    if (strata.adminPassword) out.stdout(await handOver(strata.adminPassword, config.dataDir, out.terminal === true));
     out.stdout(`Strata is serving ${strata.url} (tools: ${strata.url}/rest/services/System/RasterAnalysisTools/GPServer)\n`);
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
@@ -42,3 +42,22 @@ ${optionHelp}`,
     return 0;
   },
 };
+
+/** Name of the file that holds the first admin password when no terminal shows it. */
+export const INITIAL_PASSWORD_FILE = "initial-admin-password";
+
+/**
+ * The first admin password goes to a person, never into a log: shown on a terminal; else
+ * written to a file under the data directory that only the server's user can read, and
+ * only that file's place is printed.
+ */
+async function handOver(password: string, dataDir: string, terminal: boolean): Promise<string> {
+  const change = "change it with: strata user passwd admin";
+  if (terminal) {
+    return `\nFirst start: created the user "admin" with the one-time password\n\n    ${password}\n\nIt is shown only now and stored nowhere in clear; ${change}\n\n`;
+  }
+  const file = join(dataDir, INITIAL_PASSWORD_FILE);
+  await writeFile(file, `${password}\n`, { mode: 0o600 });
+  await chmod(file, 0o600); // an older file keeps its mode through writeFile
+  return `\nFirst start: created the user "admin"; its one-time password is in ${file} (readable only by this user). Sign in, ${change}, and delete the file.\n\n`;
+}

@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -60,7 +61,14 @@ function serve(): Promise<{ child: ChildProcess; password?: string }> {
     const timer = setInterval(() => {
       if (out.includes("Strata is serving")) {
         clearInterval(timer);
-        resolve({ child, password: out.match(/one-time password\s+(\S+)/)?.[1] });
+        // Not a terminal: the password is in a file only the server's user reads, never in the output.
+        const file = join(dir, "data", "initial-admin-password");
+        const password = existsSync(file) ? readFileSync(file, "utf8").trim() : undefined;
+        if (password) {
+          assert.equal(statSync(file).mode & 0o777, 0o600);
+          assert.ok(!out.includes(password), "the password is not in the output");
+        }
+        resolve({ child, password });
       }
     }, 50);
     child.once("exit", (code) => {
