@@ -30,6 +30,7 @@ import { TASKS } from "../tasks/registry.js";
 import { copyIntoStore } from "../tasks/subset.js";
 import type { OutputTarget, RunOutput } from "../tasks/types.js";
 import type { ServeConfig } from "./serveConfig.js";
+import { redactSecrets, redactValue } from "../http/logRedaction.js";
 
 export interface RunningStrata {
   /** Public base URL. */
@@ -84,6 +85,8 @@ export async function startStrata(requested: ServeConfig, options: { logger?: bo
     threadsPerJob: config.jobThreads,
     timeLimitMs: config.jobTimeLimitMs,
     retentionMs: config.jobRetentionMs,
+    // Job messages can quote what a client sent (a URL with its token): scrubbed like requests.
+    log: (message, error) => console.error(`[jobs] ${redactSecrets(message)}`, ...(error === undefined ? [] : [redactValue(error)])),
     finalize: async (job: JobRecord, output: unknown) => {
       const target = (job.options as { output: OutputTarget }).output;
       const published = await publishOutput(db, store, urls, target, job.owner, (output as RunOutput).datasetId);

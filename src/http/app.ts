@@ -17,6 +17,7 @@ import { registerUploads, uploadLimit } from "./uploads.js";
 import { registerWebApp } from "./webApp.js";
 import { sendError } from "./respond.js";
 import { registerRest } from "./rest.js";
+import { redactingLogger } from "./logRedaction.js";
 import { registerSharing } from "./sharing.js";
 
 /**
@@ -26,7 +27,7 @@ import { registerSharing } from "./sharing.js";
  */
 export async function buildServer(ctx: AppContext, options: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
   const server = Fastify({
-    logger: options.logger ?? false,
+    logger: options.logger ? redactingLogger(options.logger === true ? {} : options.logger) : false,
     genReqId: () => crypto.randomUUID(),
     // Large task parameters (JSON descriptors, value lists) arrive as form bodies.
     bodyLimit: 8 * 1024 * 1024,

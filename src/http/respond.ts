@@ -8,6 +8,7 @@ import { errorBody } from "./errors.js";
 import { type HtmlPage, errorPage, renderPage } from "./html.js";
 import { requestParams } from "./params.js";
 import { BusyError } from "../services/work/pool.js";
+import { redactValue } from "./logRedaction.js";
 
 export type Format = "json" | "pjson" | "html";
 
@@ -34,8 +35,8 @@ export function send(request: FastifyRequest, reply: FastifyReply, body: unknown
 /** The ArcGIS error envelope: HTTP 200 for JSON (clients read the body), the real status for HTML. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, e: unknown, fallback: Format = "html"): FastifyReply {
   const error = errorBody(e);
-  if (error.code === 500) request.log.error({ err: e }, "internal error");
-  else request.log.info({ code: error.code, message: error.message, details: error.details }, "request refused");
+  if (error.code === 500) request.log.error({ err: redactValue(e) }, "internal error");
+  else request.log.info(redactValue({ code: error.code, message: error.message, details: error.details }) as object, "request refused");
   const f = formatOf(request, fallback);
   // Busy is the one error every client must see in the status line: proxies and retrying
   // clients act on 503 + Retry-After whatever the body says.
