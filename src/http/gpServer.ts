@@ -5,12 +5,13 @@
  * 400 and no job exists.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { NotFoundError } from "../cube/errors.js";
-import { appendMessage } from "../jobs/jobStore.js";
+import { InvalidInputError, NotFoundError } from "../cube/errors.js";
+import { activeJobWithOption, appendMessage } from "../jobs/jobStore.js";
 import type { JobRecord, JsonObject } from "../jobs/types.js";
 import { type Viewer, canRunAnalysis, isAdmin } from "../portal/access.js";
 import { AuthError } from "../portal/errors.js";
 import { sameUsername } from "../portal/users.js";
+import { requireStorage } from "../services/quota.js";
 import { parseEnvFor } from "../services/resolve.js";
 import { toolsUrl } from "../services/urls.js";
 import { describeTask, hasTaskParameter } from "../tasks/gp.js";
@@ -20,6 +21,7 @@ import { signedIn, viewerOf } from "./auth.js";
 import type { AppContext } from "./context.js";
 import { HttpError } from "./errors.js";
 import type { HtmlPage } from "./html.js";
+import { redactSecrets } from "./logRedaction.js";
 import { requestParams } from "./params.js";
 import { type Answer, resource } from "./route.js";
 
@@ -76,8 +78,8 @@ export function registerGpServer(app: FastifyInstance, ctx: AppContext): void {
     const task = taskOf(ctx, request);
     const viewer = signedIn(ctx.db, request);
     const p = requestParams(request);
-    const start = Math.max(1, Number(p.start ?? 1) || 1);
-    const num = Math.min(ctx.maximumRecords, Math.max(1, Number(p.num ?? 50) || 50));
+    const start = pagingNumber(p.start, "start", 1);
+    const num = Math.min(ctx.maximumRecords, pagingNumber(p.num, "num", 50));
     const page = ctx.jobs.list({
       task: task.info.name,
       owner: isAdmin(viewer) ? undefined : viewer.username,
@@ -140,6 +142,15 @@ export function registerGpServer(app: FastifyInstance, ctx: AppContext): void {
   });
 }
 
+/** A 1-based whole number of a jobs listing (absent: `fallback`). */
+function pagingNumber(text: string | undefined, name: string, fallback: number): number {
+  if (text === undefined || text.trim() === "") return fallback;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new InvalidInputError(`${name} must be a whole number of 1 or more; got "${text.slice(0, 40)}"`, { parameter: name });
+  return n;
+}
+
 function taskOf(ctx: AppContext, request: FastifyRequest): TaskDefinition {
   const { task } = request.params as { task: string };
   const found = [...ctx.tasks.values()].find((t) => t.info.name.toLowerCase() === task.toLowerCase());
@@ -166,9 +177,19 @@ async function submit(ctx: AppContext, request: FastifyRequest, task: TaskDefini
     viewer,
   );
   const parsed = await task.parse(params, env);
+  // An output with no room to keep it would run to the end and be refused there.
+  await requireStorage(ctx.db, ctx.store, viewer!, ctx.limits.quotaBytes, "outputName");
   const inputs: JsonObject = {};
-  for (const [k, v] of Object.entries(params)) if (!SECRETS.has(k.toLowerCase())) inputs[k] = v;
+  // Echoed to whoever reads the job: never a credential, even inside a URL a parameter holds.
+  for (const [k, v] of Object.entries(params)) if (!SECRETS.has(k.toLowerCase())) inputs[k] = redactSecrets(v);
   const options: JobOptions & { output: unknown } = { dataDir: ctx.store.dataDir, task: parsed.options, output: parsed.output };
+  // Checked and claimed with nothing in between (both synchronous): of two submits naming
+  // the same new service, the second is refused now rather than failing at the end.
+  if (parsed.output.kind === "create" && activeJobWithOption(ctx.db, "$.output.serviceName", parsed.output.serviceName)) {
+    throw new InvalidInputError(`outputName: the service name ${parsed.output.serviceName} is the output of a job that has not finished`, {
+      parameter: "outputName",
+    });
+  }
   const job = ctx.jobs.submit(task.info.name, viewer!.username, inputs, options);
   for (const w of parsed.warnings) appendMessage(ctx.db, job.id, { type: "esriJobMessageTypeWarning", description: w });
   request.log.info({ jobId: job.id, task: task.info.name, owner: viewer!.username }, "job submitted");

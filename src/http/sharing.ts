@@ -115,7 +115,9 @@ export function registerSharing(app: FastifyInstance, ctx: AppContext): void {
   // Items the caller may read: `q` matches title, tags, type, owner, snippet or service name (words, any
   // case); `num` (default 10, at most 100) and `start` (1-based) page; newest first.
   resource(app, "/sharing/rest/search", (request) => {
-    const viewer = optionalViewer(ctx, request);
+    // Public items are listed without a token only when the server allows anonymous access;
+    // a bad token is refused, not read as anonymous.
+    const viewer = viewerOf(ctx.db, request, ctx.allowAnonymous);
     const p = requestParams(request);
     const num = p.num?.trim() ? Number(p.num) : 10;
     const start = p.start?.trim() ? Number(p.start) : 1;
@@ -244,10 +246,13 @@ function ownerOf(ctx: AppContext, request: FastifyRequest): string {
 function userContent(ctx: AppContext, request: FastifyRequest, folderId: string | null) {
   const username = ownerOf(ctx, request);
   const viewer = signedIn(ctx.db, request);
+  // Folders are their owner's (and the admin's) to browse: to anyone else another user's
+  // folder does not exist, and their folder titles are not listed.
+  const theirs = sameUsername(viewer.username, username) || isAdmin(viewer);
   const folder = folderId ? getFolder(ctx.db, folderId) : undefined;
-  if (folderId && !folder) throw new NotFoundError("Folder does not exist.");
+  if (folderId && (!folder || !theirs || !sameUsername(folder.owner, username))) throw new NotFoundError("Folder does not exist.");
   const items = listItems(ctx.db, { owner: username, folderId, viewer });
-  const folders = listFolders(ctx.db, username).map((f) => ({ id: f.id, title: f.title, username, created: f.created }));
+  const folders = theirs ? listFolders(ctx.db, username).map((f) => ({ id: f.id, title: f.title, username, created: f.created })) : [];
   return {
     body: {
       username,

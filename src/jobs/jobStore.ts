@@ -144,6 +144,17 @@ export function listJobsByStatus(db: MetadataDb, statuses: readonly JobStatus[])
   return rows.map(fromRow);
 }
 
+/**
+ * Whether a job that has not finished has `value` at `path` of its options (a JSON path),
+ * compared case-insensitively: e.g. a service name a running job will create.
+ * @example
+ * activeJobWithOption(db, "$.output.serviceName", "sst_anomaly");
+ */
+export function activeJobWithOption(db: MetadataDb, path: string, value: string): boolean {
+  const sql = `SELECT 1 FROM jobs WHERE status NOT IN (${TERMINAL_SQL}) AND lower(json_extract(options, ?)) = lower(?) LIMIT 1`;
+  return statement(db, sql).get(path, value) !== undefined;
+}
+
 /** Options of `updateStatus`. */
 export interface UpdateStatusOptions {
   /** The status(es) the caller expects the job to be in; anything else is a JobStateError. */

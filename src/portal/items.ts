@@ -229,9 +229,10 @@ export function listItems(db: MetadataDb, query: ItemQuery): Item[] {
 function checkFolder(db: MetadataDb, ownerKey: string, folderId: unknown): string | null {
   if (folderId === null) return null;
   const folder = typeof folderId === "string" ? getFolder(db, folderId) : undefined;
-  if (!folder) throw new InvalidInputError(`no folder with id ${JSON.stringify(String(folderId).slice(0, 80))}`, { parameter: "folderId" });
-  if (!sameUsername(folder.owner, ownerKey))
-    throw new InvalidInputError(`folder ${JSON.stringify(folder.title)} belongs to another user`, { parameter: "folderId" });
+  // Another user's folder is answered as no folder at all: its title and existence stay theirs.
+  if (!folder || !sameUsername(folder.owner, ownerKey)) {
+    throw new InvalidInputError(`you have no folder with id ${JSON.stringify(String(folderId).slice(0, 80))}`, { parameter: "folderId" });
+  }
   return folder.id;
 }
 

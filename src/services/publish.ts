@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { InvalidInputError } from "../cube/errors.js";
 import { canWrite, type Viewer } from "../portal/access.js";
-import { createItem, getItem, getItemByServiceName, updateItem } from "../portal/items.js";
+import { type NewItem, checkNewItem, createItem, getItem, getItemByServiceName, updateItem } from "../portal/items.js";
 import { directorySize } from "../store/diskUsage.js";
 import type { MetadataDb } from "../store/metadataDb.js";
 import type { RasterStore } from "../store/rasterStore.js";
@@ -40,18 +40,7 @@ export async function publishOutput(
     if (getItemByServiceName(db, target.serviceName)) {
       throw new InvalidInputError(`the service name ${target.serviceName} was taken while the job ran`, { parameter: "outputName" });
     }
-    const p = target.itemProperties;
-    const item = createItem(db, owner, {
-      title: typeof p.title === "string" && p.title ? p.title : target.serviceName,
-      description: typeof p.description === "string" ? p.description : "",
-      snippet: typeof p.snippet === "string" ? p.snippet : "",
-      tags: Array.isArray(p.tags) ? p.tags.map(String) : typeof p.tags === "string" ? p.tags.split(",").map((t) => t.trim()) : [],
-      folderId: typeof p.folderId === "string" && p.folderId ? p.folderId : null,
-      typeKeywords: TYPE_KEYWORDS,
-      serviceName: target.serviceName,
-      url: serviceUrl(urls, target.serviceName),
-      properties: { datasetId, bytes },
-    });
+    const item = createItem(db, owner, { ...outputItem(urls, target), properties: { datasetId, bytes } });
     return { url: item.url!, itemId: item.id };
   }
   const item = getItem(db, target.itemId);
@@ -61,6 +50,38 @@ export async function publishOutput(
   updateItem(db, item.id, { properties: { ...item.properties, datasetId, bytes } });
   if (typeof old === "string" && old !== datasetId) await store.remove(old).catch(() => undefined);
   return { url: item.url ?? serviceUrl(urls, item.serviceName), itemId: item.id };
+}
+
+/** The item a new output service gets, from the job's itemProperties. */
+function outputItem(urls: ServerUrls, target: Extract<OutputTarget, { kind: "create" }>): NewItem {
+  const p = target.itemProperties;
+  return {
+    title: typeof p.title === "string" && p.title ? p.title : target.serviceName,
+    description: typeof p.description === "string" ? p.description : "",
+    snippet: typeof p.snippet === "string" ? p.snippet : "",
+    tags: Array.isArray(p.tags) ? p.tags.map(String) : typeof p.tags === "string" ? p.tags.split(",").map((t) => t.trim()) : [],
+    folderId: typeof p.folderId === "string" && p.folderId ? p.folderId : null,
+    typeKeywords: TYPE_KEYWORDS,
+    serviceName: target.serviceName,
+    url: serviceUrl(urls, target.serviceName),
+  };
+}
+
+/**
+ * Refuse at submit what would fail at publication (a folder not the owner's, a title too
+ * long), so a job never runs to the end to fail there.
+ * @example
+ * checkOutputItem(db, urls, target, "alice"); // throws InvalidInputError naming outputName
+ */
+export function checkOutputItem(db: MetadataDb, urls: ServerUrls, target: Extract<OutputTarget, { kind: "create" }>, owner: string): void {
+  try {
+    checkNewItem(db, owner, outputItem(urls, target));
+  } catch (e) {
+    if (e instanceof InvalidInputError) {
+      throw new InvalidInputError(`outputName: itemProperties.${e.parameter ?? "?"}: ${e.message}`, { parameter: "outputName" });
+    }
+    throw e;
+  }
 }
 
 /** The dataset a hosted service item serves. */

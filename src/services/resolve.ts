@@ -9,11 +9,12 @@ import { type Viewer, canRead } from "../portal/access.js";
 import { AuthError } from "../portal/errors.js";
 import { getFolder } from "../portal/folders.js";
 import { getItem, getItemByServiceName, listItems } from "../portal/items.js";
+import { sameUsername } from "../portal/users.js";
 import type { DataStoreRegistry } from "../store/dataStores.js";
 import type { MetadataDb } from "../store/metadataDb.js";
 import type { RasterStore } from "../store/rasterStore.js";
 import type { InputLocation, OutputTarget, ParseEnv } from "../tasks/types.js";
-import { canUpdateService, datasetFile, datasetIdOf } from "./publish.js";
+import { canUpdateService, checkOutputItem, datasetFile, datasetIdOf } from "./publish.js";
 import { type ServerUrls, hostedServiceName } from "./urls.js";
 
 export interface ResolveDeps {
@@ -114,7 +115,9 @@ async function folderLocation(deps: ResolveDeps, viewer: Viewer, folderId: strin
   const folder = getFolder(deps.db, folderId);
   if (!folder) throw new InvalidInputError(`${parameter}: no folder with id ${folderId}`, { parameter });
   const items = listItems(deps.db, { owner: folder.owner, folderId, viewer }).filter((i) => datasetIdOf(i));
-  if (items.length === 0) throw new InvalidInputError(`${parameter}: folder ${folder.title} holds no raster you can read`, { parameter });
+  // Another user's folder is named by its id only: its title is theirs.
+  const named = viewer && sameUsername(viewer.username, folder.owner) ? `folder ${folder.title}` : `folder ${folderId}`;
+  if (items.length === 0) throw new InvalidInputError(`${parameter}: ${named} holds no raster you can read`, { parameter });
   const stack = [];
   for (const item of items) stack.push({ name: item.serviceName ?? item.title, ...(await itemLocation(deps, item, parameter)) });
   return { stack };
@@ -170,5 +173,7 @@ async function resolveOutput(deps: ResolveDeps, viewer: Viewer, descriptor: unkn
     throw fail(`"${name.slice(0, 130)}" is not a valid service name (letters, digits and underscores, at most 120 characters)`);
   if (getItemByServiceName(deps.db, name)) throw fail(`the service name ${name} is already taken`);
   const capabilities = typeof service.capabilities === "string" ? service.capabilities : undefined;
-  return { kind: "create", serviceName: name, itemProperties: item, ...(capabilities ? { capabilities } : {}) };
+  const target = { kind: "create", serviceName: name, itemProperties: item, ...(capabilities ? { capabilities } : {}) } as const;
+  checkOutputItem(deps.db, deps.urls, target, viewer!.username);
+  return target;
 }

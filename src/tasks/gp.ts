@@ -135,17 +135,22 @@ export function parseStringList(text: string | undefined, name: string): string[
   const t = text.trim();
   if (t.startsWith("{"))
     throw new InvalidInputError(`${name} must be a list of names (a JSON list or comma-separated), not an object`, { parameter: name });
+  let names: string[];
   if (t.startsWith("[")) {
     const v = parseJson(t, name);
     if (!Array.isArray(v) || !v.every((x) => typeof x === "string" || typeof x === "number")) {
       throw new InvalidInputError(`${name} must be a list of names`, { parameter: name });
     }
-    return v.map(String);
+    names = v.map((x) => String(x).trim()).filter(Boolean);
+  } else {
+    names = t
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
   }
-  return t
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
+  if (names.length === 0)
+    throw new InvalidInputError(`${name} names nothing: give at least one name, or leave it out for all`, { parameter: name });
+  return names;
 }
 
 /** A finite number. */
