@@ -258,7 +258,11 @@ export function writeAnomaly(
 }
 
 /** The anomalies of `cube` as an output to write (see writeDataset), walked as its storage suits. */
-function anomalyOutput(cube: Cube, plan: AnomalyPlan, reference: Cube | undefined): Pick<OpenedInput, "spec" | "compute" | "walk" | "merge"> {
+function anomalyOutput(
+  cube: Cube,
+  plan: AnomalyPlan,
+  reference: Cube | undefined,
+): Pick<OpenedInput, "spec" | "compute" | "walk" | "merge"> {
   const ratio = plan.method !== "DIFFERENCE_FROM_MEAN" && plan.method !== "DIFFERENCE_FROM_MEDIAN";
   const chosen = chooseAnomalyWalk(cube, plan);
   return {
