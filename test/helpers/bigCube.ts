@@ -16,10 +16,16 @@ export function bigCubeValue(t: number, row: number, col: number): number {
 }
 
 /**
+ * `value` gives the value at (t, north-up row, col), bigCubeValue by default; it is called
+ * in storage order.
  * @example
  * await writeBigCube("/tmp/big.nc", { times: 1000, height: 360, width: 720 }); // 1.04 GB
  */
-export async function writeBigCube(path: string, { times, height, width }: BigCubeShape): Promise<void> {
+export async function writeBigCube(
+  path: string,
+  { times, height, width }: BigCubeShape,
+  value: (t: number, row: number, col: number) => number = bigCubeValue,
+): Promise<void> {
   const plane = new Float32Array(height * width);
   await writeNetcdf3(path, {
     dims: [
@@ -53,7 +59,7 @@ export async function writeBigCube(path: string, { times, height, width }: BigCu
           // Stored south-up: storage row s is north-up row height-1-s.
           for (let s = 0; s < height; s++) {
             const row = height - 1 - s;
-            for (let c = 0; c < width; c++) plane[s * width + c] = bigCubeValue(t, row, c);
+            for (let c = 0; c < width; c++) plane[s * width + c] = value(t, row, c);
           }
           return plane;
         },

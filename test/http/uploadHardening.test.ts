@@ -100,6 +100,29 @@ describe("zips", () => {
   });
 });
 
+describe("a zipped Zarr store whose chunk keys would leave the store", () => {
+  it("is refused at upload, naming the separator, and leaves nothing", async () => {
+    const before = await leftovers();
+    const json = (o: unknown) => new TextEncoder().encode(JSON.stringify(o));
+    const array = (shape: number[], dtype: string, extra: object = {}) =>
+      json({ zarr_format: 2, shape, chunks: shape, dtype, compressor: null, fill_value: null, filters: null, order: "C", ...extra });
+    const zip = zipSync({
+      ".zgroup": json({ zarr_format: 2 }),
+      "lat/.zarray": array([2], "<f8"),
+      "lat/.zattrs": json({ _ARRAY_DIMENSIONS: ["lat"], units: "degrees_north" }),
+      "lon/.zarray": array([2], "<f8"),
+      "lon/.zattrs": json({ _ARRAY_DIMENSIONS: ["lon"], units: "degrees_east" }),
+      // Chunk "0/0" would be read from ../../../../../../strata.log: the server's own log.
+      "tas/.zarray": array([2, 2], "<f4", { dimension_separator: "/../../../../../../strata.log/" }),
+      "tas/.zattrs": json({ _ARRAY_DIMENSIONS: ["lat", "lon"] }),
+    });
+    const r = await add({ file: new Blob([new Uint8Array(zip)]), filename: "evil.zip" });
+    assertRefused(r, /separates chunk indices/);
+    assert.ok(!JSON.stringify(r).includes(server.dataDir));
+    assert.deepEqual(await leftovers(), before);
+  });
+});
+
 describe("items checked before the file is stored", () => {
   it("refuses a 300-character title and an unknown folder, keeping nothing", async () => {
     const before = await leftovers();
