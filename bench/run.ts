@@ -9,7 +9,9 @@
  *   and peak RSS, against decoding and writing the cube once; as a job on 2 threads vs 1;
  * - export (bench/exportImage.ts): median warm and cold latency of a 512×512 PNG exportImage
  *   on a 1440×720 grid.
- * Usage: npm run bench [-- --only tiles|anomaly|export] [--times 1000] [--anomaly-times 2100]
+ * - cdo (bench/cdo.ts): the RECURRING_MONTHLY anomaly on a daily NetCDF-4 cube stored one
+ *   step per chunk with zlib, against `cdo ymonsub x -ymonmean x`, medians of 3 with peak memory.
+ * Usage: npm run bench [-- --only tiles|anomaly|export|cdo] [--times 1000] [--anomaly-times 2100] [--cdo-times 1461]
  * (outputs go to bench/out/, git-ignored)
  */
 import { execFile } from "node:child_process";
@@ -21,11 +23,17 @@ import { wholeCubePlan } from "../src/tasks/plan.js";
 import { writeSubset } from "../src/tasks/subset.js";
 import { writeBigCube } from "../test/helpers/bigCube.js";
 import { benchAnomaly } from "./anomaly.js";
+import { benchCdo } from "./cdo.js";
 import { benchExportImage } from "./exportImage.js";
 
 const run = promisify(execFile);
 const { values } = parseArgs({
-  options: { times: { type: "string", default: "1000" }, "anomaly-times": { type: "string", default: "2100" }, only: { type: "string" } },
+  options: {
+    times: { type: "string", default: "1000" },
+    "anomaly-times": { type: "string", default: "2100" },
+    "cdo-times": { type: "string", default: "1461" },
+    only: { type: "string" },
+  },
 });
 const shape = { times: Number(values.times), height: 360, width: 720 };
 const out = new URL("./out/", import.meta.url).pathname;
@@ -55,6 +63,7 @@ const only = (what: string) => values.only === undefined || values.only === what
 if (only("tiles")) rows.push(...(await benchTiles()));
 if (only("anomaly")) rows.push(...(await benchAnomaly(out, Number(values["anomaly-times"]))));
 if (only("export")) rows.push(...(await benchExportImage(out)));
+if (only("cdo")) rows.push(...(await benchCdo(out, Number(values["cdo-times"]))));
 const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
 for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));
 
