@@ -1,11 +1,12 @@
 /**
- * The `strata` command line: serve, info, convert, user. Every failure exits non-zero with a
+ * The `strata` command line: serve, info, convert, run, user. Every failure exits non-zero with a
  * one-line reason; --help works everywhere.
  */
 import { StrataError } from "../cube/errors.js";
 import { type Command, type Output, PROCESS_OUTPUT } from "./command.js";
 import { convertCommand } from "./convert.js";
 import { infoCommand } from "./info.js";
+import { runCommand } from "./run.js";
 import { serveCommand } from "./serve.js";
 import { userCommand } from "./user.js";
 
@@ -15,6 +16,7 @@ Usage:
   strata serve [--port N] [--data-dir DIR] ... (see strata serve --help)
   strata info <path|uri> [--json] [--store SPEC ...]
   strata convert <in> <out.zarr> [--store SPEC ...]
+  strata run <Task> --input <file|uri> --output <out.zarr> [--<parameter> <value> ...]
   strata user add|passwd|list|remove ... [--data-dir DIR]
   strata <command> --help
 
@@ -22,6 +24,7 @@ Commands:
   serve     run the server (REST API, jobs, image services)
   info      describe a raster: variables, dimensions with values and intervals, grid, CRS, nodata
   convert   copy a raster (NetCDF-3, NetCDF-4/HDF5, GeoTIFF, Zarr v2/v3) to a new Zarr v3 store
+  run       run an analysis task (Subset, Anomaly, Trend, Predict) on local files into a Zarr store
   user      manage the server's users (roles admin, publisher, user)
 
 Inputs are file paths, Zarr directories, http(s) URLs of Zarr stores with consolidated
@@ -29,7 +32,13 @@ metadata, or data-store URIs (/fileShares/<name>/<path>, /cloudStores/<name>/<pa
 stores registered with --store or STRATA_DATA_STORES (specs separated by ';').
 A store SPEC is fileShare:<name>=<dir> or cloudStore:<name>=<dir|https://base>.`;
 
-const COMMANDS: Record<string, Command> = { serve: serveCommand, info: infoCommand, convert: convertCommand, user: userCommand };
+const COMMANDS: Record<string, Command> = {
+  serve: serveCommand,
+  info: infoCommand,
+  convert: convertCommand,
+  run: runCommand,
+  user: userCommand,
+};
 
 export async function main(argv: string[], out: Output = PROCESS_OUTPUT): Promise<number> {
   const [name, ...rest] = argv;
