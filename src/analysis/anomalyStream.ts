@@ -7,11 +7,11 @@
  * every count-th run of each unit, so shares of one pass never write the same chunk.
  */
 import { combinationAt, combinationCount } from "./combinations.js";
-import { STD_TIME, type Cube, type IndexRange, type TypedArray, type Variable, type Window, variableNamed } from "../cube/types.js";
+import { STD_TIME, type Cube, type IndexRange, type Variable, type Window, variableNamed } from "../cube/types.js";
 import { type AnomalyPlan, anomalyPixelType, applyAnomalyRow, referenceMismatch } from "./anomaly.js";
 import { GroupMoments, momentBytes } from "./groupMoments.js";
 import { type GroupInterval, groupKeys } from "./groups.js";
-import { type Share, ownStepCount, ownsStep } from "./share.js";
+import { type RunWalk, eachRun } from "./runs.js";
 import type { StatisticsAccumulator } from "./statistics.js";
 import type { BlockSink } from "./subset.js";
 
@@ -74,12 +74,7 @@ function timeAxis(v: Variable): number {
   return v.dimensions.findIndex((d) => d.name === STD_TIME);
 }
 
-export interface StreamWalk {
-  readonly share?: Share;
-  readonly signal?: AbortSignal;
-  /** Progress of this share through the pass, 0..1. */
-  readonly onProgress?: (fraction: number) => void;
-}
+export type StreamWalk = RunWalk;
 
 /**
  * Pass 0 of a unit: this share's sums of its runs.
@@ -93,7 +88,7 @@ export async function accumulateUnit(cube: Cube, plan: AnomalyStreamPlan, unit: 
   const G = groups.reduce((m, g) => Math.max(m, g + 1), 0);
   const moments = new GroupMoments({ groups: G, pixels: P, withSd: plan.method === "Z_SCORE" });
   const nodata = v.nodata ?? NaN;
-  await eachRun(v, plan, unit, walk, async (t0, slab) => {
+  await eachRun(v, plan.runs[v.name], unit.dims, unit.band, walk, async (t0, slab) => {
     for (let k = 0; k * P < slab.length; k++) moments.add(slab, k * P, groups[t0 + k], nodata);
   });
   return moments;
@@ -122,7 +117,7 @@ export async function applyUnit(
   const F64 = anomalyPixelType(v.pixelType) === "F64";
   const external = externalReference(v, plan, walk.referenceCube);
   const t = timeAxis(v);
-  await eachRun(v, plan, unit, walk, async (t0, slab) => {
+  await eachRun(v, plan.runs[v.name], unit.dims, unit.band, walk, async (t0, slab) => {
     const slices = slab.length / P;
     const out = F64 ? new Float64Array(slab.length) : new Float32Array(slab.length);
     const given = external ? await external.read(unit, t0, t0 + slices, walk.signal) : undefined;
@@ -141,35 +136,6 @@ export async function applyUnit(
     walk.signal?.throwIfAborted();
     await sink.writeBlock(v.name, start, { data: out, shape });
   });
-}
-
-/** Reads the runs of a unit that belong to the share, one ahead, handing each run's values (slice-major) to `use`. */
-async function eachRun(
-  v: Variable,
-  plan: AnomalyStreamPlan,
-  unit: StreamUnit,
-  walk: StreamWalk,
-  use: (t0: number, values: TypedArray) => Promise<void>,
-): Promise<void> {
-  const { signal, share } = walk;
-  const t = timeAxis(v);
-  const runs = plan.runs[v.name];
-  const mine = runs.filter((_, i) => ownsStep(i, share));
-  const total = ownStepCount(runs.length, share);
-  const read = (run: IndexRange) => {
-    const dims = unit.dims.map((r, i) => (i === t ? run : r));
-    const p = v.read({ dims, window: unit.band, signal });
-    p.catch(() => {}); // awaited in turn; never an unhandled rejection meanwhile
-    return p;
-  };
-  let next = mine.length > 0 ? read(mine[0]) : undefined;
-  for (let i = 0; i < mine.length; i++) {
-    signal?.throwIfAborted();
-    const slab = await next!;
-    next = i + 1 < mine.length ? read(mine[i + 1]) : undefined;
-    await use(mine[i][0], slab.data);
-    walk.onProgress?.((i + 1) / total);
-  }
 }
 
 /** The reference raster of EXTERNAL_RASTER for a unit: one slice for all, or the slices of a run. */

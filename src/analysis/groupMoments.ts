@@ -7,6 +7,7 @@
  * series has exactly s = 0. Memory: 8 + 8 (+ 8 with s) + 4 + 1 bytes per pixel and group.
  */
 import type { TypedArray } from "../cube/types.js";
+import { packArrays, unpackInto } from "./packing.js";
 
 export interface GroupMomentsShape {
   readonly groups: number;
@@ -103,29 +104,18 @@ export class GroupMoments {
     return { mean, sd };
   }
 
+  private arrays() {
+    return [this.shift, this.s1, ...(this.s2 ? [this.s2] : []), this.n, this.bad];
+  }
+
   /** The state as bytes (to hand a share's sums to whoever merges them). */
   toBytes(): Uint8Array {
-    const parts: ArrayBufferView[] = [this.shift, this.s1, ...(this.s2 ? [this.s2] : []), this.n, this.bad];
-    const out = new Uint8Array(parts.reduce((a, p) => a + p.byteLength, 0));
-    let at = 0;
-    for (const p of parts) {
-      out.set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength), at);
-      at += p.byteLength;
-    }
-    return out;
+    return packArrays(this.arrays());
   }
 
   static fromBytes(shape: GroupMomentsShape, bytes: Uint8Array): GroupMoments {
     const m = new GroupMoments(shape);
-    const cells = shape.groups * shape.pixels;
-    if (bytes.byteLength !== cells * momentBytes(shape.withSd)) {
-      throw new RangeError(`accumulator bytes: expected ${cells * momentBytes(shape.withSd)}, got ${bytes.byteLength}`);
-    }
-    let at = 0;
-    for (const target of [m.shift, m.s1, ...(m.s2 ? [m.s2] : []), m.n, m.bad]) {
-      new Uint8Array(target.buffer, target.byteOffset, target.byteLength).set(bytes.subarray(at, at + target.byteLength));
-      at += target.byteLength;
-    }
+    unpackInto(m.arrays(), bytes);
     return m;
   }
 }

@@ -129,6 +129,50 @@ export function createTileFitter(setup: FitSetup): TileFitter {
   };
 }
 
+/** What a least-squares fit of one pixel comes to, on the centred and scaled basis. */
+export interface PixelFitSums {
+  /** Coefficients on the fitting basis. */
+  readonly a: ArrayLike<number>;
+  readonly sse: number;
+  readonly sst: number;
+  readonly ymin: number;
+  readonly ymax: number;
+  /** Valid values fitted. */
+  readonly m: number;
+  /** [(XᵀX)⁻¹]₁₁ on the fitting basis (NaN when the p-value is not wanted). */
+  readonly slopeVariance: number;
+}
+
+/**
+ * The bands of a solved pixel into out[0..bands): coefficients in the documented basis, then
+ * RMSE, R2 and the slope's p-value as asked (the edge cases of the file's header).
+ * @example
+ * leastSquaresBands({ model, statistics, center, scale }, { a, sse, sst, ymin, ymax, m, slopeVariance }, scratch, out);
+ */
+export function leastSquaresBands(
+  fit: { readonly model: TrendModel; readonly statistics: TrendStatistics; readonly center: number; readonly scale: number },
+  sums: PixelFitSums,
+  coef: Float64Array,
+  out: Float64Array | number[],
+  at = 0,
+  stride = 1,
+): void {
+  const { model, statistics } = fit;
+  const { a, sse, sst, ymin, ymax, m, slopeVariance } = sums;
+  const p = coefficientCount(model);
+  toDocumentedCoefficients(model, a, fit.center, fit.scale, coef);
+  let b = 0;
+  for (; b < p; b++) out[at + b * stride] = coef[b];
+  const constant = ymin === ymax;
+  if (statistics.rmse) out[at + b++ * stride] = Math.sqrt(sse / m);
+  if (statistics.r2) out[at + b++ * stride] = constant || !(sst > 0) ? NaN : 1 - sse / sst;
+  if (statistics.slopePValue) {
+    const df = m - p;
+    const perfect = Math.sqrt(sse / m) <= PERFECT_FIT_TOLERANCE * Math.max(Math.abs(ymin), Math.abs(ymax));
+    out[at + b * stride] = constant ? NaN : perfect ? 0 : tTwoSidedP(a[1] / Math.sqrt((sse / df) * slopeVariance), df);
+  }
+}
+
 /** Fits one pixel: y and valid in x order, m valid; writes the bands to out; false = nodata. */
 type PixelFit = (y: Float64Array, valid: Uint8Array, m: number, out: Float64Array) => boolean;
 
@@ -238,7 +282,6 @@ function leastSquares(setup: FitSetup, xs: Float64Array, center: number, scale: 
     return true;
   };
 
-  /** The bands of a solved pixel: coefficients in the documented basis, then the statistics. */
   const finish = (
     a: Float64Array,
     sse: number,
@@ -248,19 +291,7 @@ function leastSquares(setup: FitSetup, xs: Float64Array, center: number, scale: 
     m: number,
     slopeVariance: number,
     out: Float64Array,
-  ) => {
-    toDocumentedCoefficients(model, a, center, scale, coef);
-    let b = 0;
-    for (; b < p; b++) out[b] = coef[b];
-    const constant = ymin === ymax;
-    if (statistics.rmse) out[b++] = Math.sqrt(sse / m);
-    if (statistics.r2) out[b++] = constant || !(sst > 0) ? NaN : 1 - sse / sst;
-    if (statistics.slopePValue) {
-      const df = m - p;
-      const perfect = Math.sqrt(sse / m) <= PERFECT_FIT_TOLERANCE * Math.max(Math.abs(ymin), Math.abs(ymax));
-      out[b] = constant ? NaN : perfect ? 0 : tTwoSidedP(a[1] / Math.sqrt((sse / df) * slopeVariance), df);
-    }
-  };
+  ) => leastSquaresBands({ model, statistics, center, scale }, { a, sse, sst, ymin, ymax, m, slopeVariance }, coef, out);
 
   // Tile buffers of the vectorised sweep (pixel-major rows, reallocated when the tile size changes).
   let size = -1;

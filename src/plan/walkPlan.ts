@@ -9,10 +9,12 @@
  * The plan says why it was chosen, for the job's messages. Knows the cube model only.
  */
 import { STD_TIME, type IndexRange, type Variable, type Window } from "../cube/types.js";
-import { windowTiles } from "../analysis/tiles.js";
 
 /** Values read at once by a stream, about (counted as float64). */
 const RUN_BYTES = 16 * 1024 * 1024;
+
+/** Runs a stream is cut into at least, where there are chunks enough. */
+const MIN_RUNS = 8;
 
 /** Memory for one band's accumulators on one thread. */
 export const ACCUMULATOR_BUDGET_BYTES = 192 * 1024 * 1024;
@@ -39,20 +41,20 @@ export type WalkPlan =
 
 /**
  * @example
- * const plan = chooseWalk(v, window, { bytesPerPixelGroup: 21, groups: 12, outputRows: 512 }, 75);
+ * const plan = chooseWalk(v, window, { bytesPerPixelGroup: 21, groups: 12, outputRows: 512 }, 50);
  * if (plan.kind === "stream") for (const [t0, t1] of plan.runs) ...
  */
 export function chooseWalk(
   v: Variable,
   window: Window,
   shape: StreamShape | undefined,
-  tileEdge: number,
+  /** Tiles the tile walk would take over the window. */
+  tiles: number,
   accumulatorBudgetBytes = ACCUMULATOR_BUDGET_BYTES,
 ): WalkPlan {
   const t = v.dimensions.findIndex((d) => d.name === STD_TIME);
   const slices = v.dimensions[t]?.values.length ?? 1;
   const timeChunk = Math.max(1, v.chunkShape[t] ?? slices);
-  const tiles = windowTiles(window, tileEdge).length;
   if (timeChunk >= slices)
     return {
       kind: "tile",
@@ -82,7 +84,9 @@ export function chooseWalk(
   const bands = Math.ceil(window.height / Math.min(bandRows, window.height));
   // Several chunks a run when slices are small: fewer, larger reads; about RUN_BYTES each.
   const bandBytes = Math.min(bandRows, window.height) * window.width * 8;
-  const step = timeChunk * Math.max(1, Math.floor(RUN_BYTES / (timeChunk * bandBytes)));
+  // At least MIN_RUNS runs where the chunks allow, so threads have runs to share.
+  const chunksPerRun = Math.max(1, Math.min(Math.floor(RUN_BYTES / (timeChunk * bandBytes)), Math.floor(slices / timeChunk / MIN_RUNS)));
+  const step = timeChunk * chunksPerRun;
   const runs: IndexRange[] = [];
   for (let s = 0; s < slices; s += step) runs.push([s, Math.min(slices, s + step)]);
   const reads =

@@ -18,7 +18,7 @@ import {
 import { GroupMoments } from "../analysis/groupMoments.js";
 import { groupKeys } from "../analysis/groups.js";
 import { statisticsAccumulator } from "../analysis/statistics.js";
-import { TIME_TILE_BUDGET_BYTES } from "../analysis/tiles.js";
+import { TIME_TILE_BUDGET_BYTES, windowTiles } from "../analysis/tiles.js";
 import { STD_TIME, type Cube, type Variable, variableNamed } from "../cube/types.js";
 import { TILE } from "../io/zarrWrite.js";
 import { ACCUMULATOR_BUDGET_BYTES, type WalkPlan, chooseWalk } from "../plan/walkPlan.js";
@@ -49,7 +49,8 @@ export function chooseAnomalyWalk(cube: Cube, plan: AnomalyPlan): AnomalyWalk {
           outputRows: TILE,
         }
       : undefined;
-    walks.set(name, chooseWalk(v, plan.window, shape, anomalyTileEdge(v, plan), ACCUMULATOR_BUDGET_BYTES * share));
+    const tiles = windowTiles(plan.window, anomalyTileEdge(v, plan)).length;
+    walks.set(name, chooseWalk(v, plan.window, shape, tiles, ACCUMULATOR_BUDGET_BYTES * share));
   }
   const all = [...walks.values()];
   const note = all.map((w) => w.reason).join("; ");
@@ -100,7 +101,7 @@ export function anomalyWalk(
   const passes = external ? 1 : 2;
   const last = passes - 1;
   return {
-    walk: { passes, note: chosen.note },
+    walk: { passes, note: chosen.note, shares: Math.min(...Object.values(stream.runs).map((r) => r.length)) },
     async compute(sink, walk) {
       const pass = walk.pass ?? 0;
       const index = walk.share?.index ?? 0;

@@ -72,7 +72,14 @@ export interface OpenedInput {
    * The walk chosen for the input: its passes (each reads the input once; 1 when absent) and
    * why it was chosen, for the job's messages.
    */
-  readonly walk?: { readonly passes: number; readonly note: string };
+  readonly walk?: {
+    readonly passes: number;
+    readonly note: string;
+    /** Passes that run on the job's own thread only (they read no input, so sharing gains nothing). */
+    readonly alone?: readonly number[];
+    /** The most shares a pass splits into (its runs); absent: as many as the output has chunks. */
+    readonly shares?: number;
+  };
   /**
    * Do this share of pass `walk.pass`: earlier passes leave their results in `walk.scratch`,
    * the last writes the output into `sink` and returns its statistics.
@@ -119,7 +126,7 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
         return await runIntoDataset(ctx, task.describe(options), async (path) => {
           const spec = input.spec();
           const writer = await createZarrWriter(path, spec);
-          const threads = threadCount(options.parallelism, ctx.threads, chunkCount(spec));
+          const threads = threadCount(options.parallelism, ctx.threads, input.walk?.shares ?? chunkCount(spec));
           if (input.walk) ctx.message("esriJobMessageTypeInformative", input.walk.note);
           if (threads > 1) ctx.message("esriJobMessageTypeInformative", `Working on ${threads} threads.`);
           const stats = await walkPasses(input, path, threads, {
@@ -200,7 +207,7 @@ async function walkPasses(
     for (let pass = 0; pass < passes; pass++) {
       const span = [(100 * pass) / passes, (100 * (pass + 1)) / passes] as const;
       stats =
-        threads === 1
+        threads === 1 || input.walk?.alone?.includes(pass)
           ? await run.alone({ pass, scratch, onProgress: (f) => run.progress(span[0] + f * (span[1] - span[0])) })
           : await run.shards(pass, span);
       if (pass < passes - 1) await input.merge?.(pass, threads, scratch);

@@ -14,12 +14,13 @@ import {
   BAND_DIMENSION,
   TREND_ATTRIBUTE,
 } from "../analysis/trendModel.js";
-import { TREND_MEMORY_BUDGET, type TrendPlan, computeTrend, trendLayout } from "../analysis/trendRaster.js";
+import { TREND_MEMORY_BUDGET, type TrendPlan, trendLayout } from "../analysis/trendRaster.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { windowGrid } from "../cube/grid.js";
 import { type Cube, type Variable, STD_TIME } from "../cube/types.js";
 import { openLocation } from "../io/open.js";
 
+import { chooseTrendWalk, streamedTrendChunks, trendWalk } from "./trendStreaming.js";
 import { type ContextPlan, applyContext, parseContext } from "./context.js";
 import {
   type ParameterSpec,
@@ -327,8 +328,11 @@ export function writeTrend(cube: Cube, plan: TrendPlan, path: string, walk: Walk
   return writeDataset(trendOutput(cube, plan), path, walk);
 }
 
-/** The trend raster of `cube` as an output to write (see writeDataset). */
-function trendOutput(cube: Cube, plan: TrendPlan): Pick<OpenedInput, "spec" | "compute"> {
+/** The trend raster of `cube` as an output to write (see writeDataset), walked as its storage suits. */
+function trendOutput(cube: Cube, plan: TrendPlan): Pick<OpenedInput, "spec" | "compute" | "walk" | "merge"> {
+  // Threads share the job's memory (perThread divides the tile budget among them).
+  const threads = Math.max(1, Math.round(TREND_MEMORY_BUDGET / (plan.tileBudgetBytes ?? TREND_MEMORY_BUDGET)));
+  const chosen = chooseTrendWalk(cube, plan, threads);
   return {
     spec: () => ({
       grid: windowGrid(cube.grid, plan.window),
@@ -341,10 +345,10 @@ function trendOutput(cube: Cube, plan: TrendPlan): Pick<OpenedInput, "spec" | "c
         nodata: NaN,
         dimensions: l.dimensions,
         attributes: { [TREND_ATTRIBUTE]: l.metadata },
-        outputChunks: l.outputChunks,
+        outputChunks: chosen.kind === "stream" ? streamedTrendChunks(l.dimensions.length, l.bands.length, chosen.plan) : l.outputChunks,
       })),
     }),
-    compute: (sink, walk) => computeTrend(cube, plan, sink, walk),
+    ...trendWalk(cube, chosen, plan),
   };
 }
 

@@ -8,6 +8,8 @@ export interface BigCubeShape {
   times: number;
   height: number;
   width: number;
+  /** false: time a fixed dimension, the variable stored contiguously (time whole); default one record per step. */
+  record?: boolean;
 }
 
 /** The value at (t, row, col) in north-up order; rows are stored south-up in the file. */
@@ -23,19 +25,39 @@ export function bigCubeValue(t: number, row: number, col: number): number {
  */
 export async function writeBigCube(
   path: string,
-  { times, height, width }: BigCubeShape,
+  { times, height, width, record = true }: BigCubeShape,
   value: (t: number, row: number, col: number) => number = bigCubeValue,
 ): Promise<void> {
   const plane = new Float32Array(height * width);
+  const slice = (t: number) => {
+    // Stored south-up: storage row s is north-up row height-1-s.
+    for (let s = 0; s < height; s++) {
+      const row = height - 1 - s;
+      for (let c = 0; c < width; c++) plane[s * width + c] = value(t, row, c);
+    }
+    return plane;
+  };
+  // A fixed (non-record) variable is written whole: every slice at once (small cubes only).
+  const whole = (each: (t: number) => ArrayLike<number>, size: number) => {
+    const out = new Float64Array(times * size);
+    for (let t = 0; t < times; t++) out.set(each(t), t * size);
+    return out;
+  };
   await writeNetcdf3(path, {
     dims: [
-      { name: "time", size: times, record: true },
+      { name: "time", size: times, record },
       { name: "lat", size: height },
       { name: "lon", size: width },
     ],
     attrs: { Conventions: "CF-1.8", title: "synthetic cube for memory and speed benchmarks" },
     vars: [
-      { name: "time", dims: ["time"], type: "double", attrs: { units: "days since 2000-01-01", calendar: "standard" }, data: (t) => [t] },
+      {
+        name: "time",
+        dims: ["time"],
+        type: "double",
+        attrs: { units: "days since 2000-01-01", calendar: "standard" },
+        data: record ? (t) => [t] : Array.from({ length: times }, (_, t) => t),
+      },
       {
         name: "lat",
         dims: ["lat"],
@@ -55,14 +77,7 @@ export async function writeBigCube(
         dims: ["time", "lat", "lon"],
         type: "float",
         attrs: { units: "K", long_name: "synthetic temperature", _FillValue: -9999 },
-        data: (t) => {
-          // Stored south-up: storage row s is north-up row height-1-s.
-          for (let s = 0; s < height; s++) {
-            const row = height - 1 - s;
-            for (let c = 0; c < width; c++) plane[s * width + c] = value(t, row, c);
-          }
-          return plane;
-        },
+        data: record ? slice : whole(slice, height * width),
       },
     ],
   });

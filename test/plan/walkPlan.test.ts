@@ -32,7 +32,7 @@ const MONTHLY_MEANS = { bytesPerPixelGroup: 21, groups: 12, outputRows: 512 };
 
 describe("chooseWalk", () => {
   it("streams a cube stored one time step per chunk, in runs of whole chunks, each chunk read once", () => {
-    const plan = chooseWalk(daily([1, 360, 720]), WORLD, MONTHLY_MEANS, 75);
+    const plan = chooseWalk(daily([1, 360, 720]), WORLD, MONTHLY_MEANS, 50);
     assert.equal(plan.kind, "stream");
     if (plan.kind !== "stream") return;
     assert.equal(plan.bandRows, 360);
@@ -43,16 +43,16 @@ describe("chooseWalk", () => {
   });
 
   it("walks tiles when time is stored whole, when one tile holds everything, or for order statistics", () => {
-    assert.equal(chooseWalk(daily([1461, 64, 64]), WORLD, MONTHLY_MEANS, 75).kind, "tile");
-    assert.equal(chooseWalk(daily([1, 360, 720]), { x: 0, y: 0, width: 50, height: 50 }, MONTHLY_MEANS, 75).kind, "tile");
-    const median = chooseWalk(daily([1, 360, 720]), WORLD, undefined, 75);
+    assert.equal(chooseWalk(daily([1461, 64, 64]), WORLD, MONTHLY_MEANS, 50).kind, "tile");
+    assert.equal(chooseWalk(daily([1, 360, 720]), { x: 0, y: 0, width: 50, height: 50 }, MONTHLY_MEANS, 1).kind, "tile");
+    const median = chooseWalk(daily([1, 360, 720]), WORLD, undefined, 50);
     assert.equal(median.kind, "tile");
     assert.match(median.reason, /whole series/);
   });
 
   it("makes bands of whole output chunks when the sums do not fit, and says each chunk is read once per band", () => {
     // 366 groups × 21 bytes × 720 pixels = 5.5 MB a row; 1 GB of budget → 194 rows, whole chunks of 64 rows → 192.
-    const plan = chooseWalk(daily([1, 360, 720]), WORLD, { bytesPerPixelGroup: 21, groups: 366, outputRows: 64 }, 75, 1 << 30);
+    const plan = chooseWalk(daily([1, 360, 720]), WORLD, { bytesPerPixelGroup: 21, groups: 366, outputRows: 64 }, 50, 1 << 30);
     assert.equal(plan.kind, "stream");
     if (plan.kind === "stream") {
       assert.equal(plan.bandRows, 192);
@@ -61,7 +61,7 @@ describe("chooseWalk", () => {
   });
 
   it("walks tiles when not one row of sums fits", () => {
-    const plan = chooseWalk(daily([1, 360, 720]), WORLD, { bytesPerPixelGroup: 29, groups: 1461, outputRows: 512 }, 75, 1 << 20);
+    const plan = chooseWalk(daily([1, 360, 720]), WORLD, { bytesPerPixelGroup: 29, groups: 1461, outputRows: 512 }, 50, 1 << 20);
     assert.equal(plan.kind, "tile");
     assert.match(plan.reason, /would exceed 1 MB/);
   });

@@ -21,6 +21,7 @@ import { after, before, describe, it } from "node:test";
 import { readTrendMetadata } from "../../src/analysis/trendModel.js";
 import type { Cube } from "../../src/cube/types.js";
 import { openCube } from "../../src/io/open.js";
+import { chooseTrendWalk } from "../../src/tasks/trendStreaming.js";
 import { type TrendOptions, trendTask, writeTrend } from "../../src/tasks/trend.js";
 import type { InputLocation, ParseEnv } from "../../src/tasks/types.js";
 
@@ -68,65 +69,94 @@ describe("GenerateTrendRaster against numpy/scipy (golden cases written to Zarr)
     for (const t of ["LINEAR", "POLYNOMIAL", "HARMONIC", "MANN-KENDALL", "SEASONAL-KENDALL"]) assert.ok(types.has(t), t);
   });
 
-  for (const c of CASES) {
-    it(c.name, async () => {
-      const { options } = await trendTask.parse(
-        { inputMultidimensionalRaster: JSON.stringify({ uri: c.file }), outputName: '{"serviceProperties":{"name":"x"}}', ...c.params },
-        env,
-      );
-      const plan = JSON.parse(JSON.stringify(options)) as TrendOptions; // as it travels to the worker
-      const path = join(dir, `${c.name}.zarr`);
-      const source = await openCube(join(ROOT, c.file));
-      try {
-        await writeTrend(source, plan, path);
-      } finally {
-        await source.close();
-      }
-      const out: Cube = await openCube(path);
-      try {
-        for (const s of c.samples) {
-          const v = out.variables.find((x) => x.name === s.variable);
-          assert.ok(v, `variable ${s.variable}`);
-          const meta = readTrendMetadata(v.attributes);
-          assert.ok(typeof meta !== "string", `strata:trend: ${String(meta)}`);
-          assert.deepEqual(meta.bands, c.bands, "bands");
-          if (c.xCenter !== undefined) assert.ok(Math.abs(meta.xCenter - c.xCenter) <= 1e-9 * Math.abs(c.xCenter) + 1e-9, "xCenter");
-          if (c.xScale !== undefined) assert.ok(Math.abs(meta.xScale - c.xScale) <= 1e-9 * c.xScale, "xScale");
-          assert.deepEqual(
-            v.dimensions.map((d) => d.name),
-            [...Object.keys(s.index), "Band"],
-            "dimensions",
-          );
-          assert.deepEqual(
-            v.dimensions[v.dimensions.length - 1].values,
-            c.bands.map((_, i) => i + 1),
-            "Band values",
-          );
-          assert.equal(v.pixelType, "F64");
-          const slab = await v.read({
-            dims: v.dimensions.map((d) =>
-              d.name === "Band" ? ([0, c.bands.length] as const) : ([s.index[d.name], s.index[d.name] + 1] as const),
-            ),
-            window: { x: s.col, y: s.row, width: 1, height: 1 },
-          });
-          const where = `${s.variable} ${JSON.stringify(s.index)} row ${s.row} col ${s.col}`;
-          const got = Array.from(slab.data);
-          if (s.values === null) {
-            assert.ok(
-              got.every((x) => Number.isNaN(x)),
-              `${where}: expected nodata, got ${got.join(", ")}`,
-            );
-            continue;
-          }
-          s.values.forEach((want, b) => {
-            const band = c.bands[b];
-            if (want === null) assert.ok(Number.isNaN(got[b]), `${where} ${band}: expected nodata, got ${got[b]}`);
-            else assert.ok(close(band, got[b], want), `${where} ${band}: got ${got[b]}, numpy ${want}`);
-          });
-        }
-      } finally {
-        await out.close();
-      }
-    });
-  }
+  for (const c of CASES) it(c.name, () => checkCase(dir, c));
 });
+
+/** Stored as daily products ship (scripts/goldens/make_chunked_copies.py): the same values, so the same goldens. */
+const CHUNKED = { "test/golden/analysis/daily.nc": "test/golden/analysis/daily_nc4.nc" } as Record<string, string>;
+
+describe("GenerateTrendRaster against numpy/scipy, inputs stored a time step per chunk (the streamed walk for least squares)", () => {
+  let dir = "";
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "strata-trend-golden-stream-"));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+  // The NetCDF-4 copy of daily.nc, and the navy winds (a record a month), with a tile budget
+  // small enough that the tile walk would take many tiles.
+  const cases = CASES.filter((c) => c.file in CHUNKED || c.file.includes("monthly_navy_winds"));
+  it("covers every least-squares model", () => {
+    for (const t of ["LINEAR", "POLYNOMIAL", "HARMONIC"])
+      assert.ok(
+        cases.some((c) => (c.params.trendLineType ?? "LINEAR") === t),
+        t,
+      );
+  });
+  for (const c of cases) it(c.name, () => checkCase(dir, { ...c, file: CHUNKED[c.file] ?? c.file }, 36 * 1024));
+});
+
+async function checkCase(dir: string, c: TrendCase, tileBudgetBytes?: number): Promise<void> {
+  const { options } = await trendTask.parse(
+    { inputMultidimensionalRaster: JSON.stringify({ uri: c.file }), outputName: '{"serviceProperties":{"name":"x"}}', ...c.params },
+    env,
+  );
+  // As it travels to the worker; a small tile budget makes the tile walk take many tiles.
+  const plan = { ...(JSON.parse(JSON.stringify(options)) as TrendOptions), ...(tileBudgetBytes ? { tileBudgetBytes } : {}) };
+  const path = join(dir, `${c.name}.zarr`);
+  const source = await openCube(join(ROOT, c.file));
+  try {
+    if (tileBudgetBytes) {
+      const walk = chooseTrendWalk(source, plan, 1);
+      assert.equal(walk.kind, plan.model.type.includes("KENDALL") ? "tile" : "stream", walk.note);
+    }
+    await writeTrend(source, plan, path);
+  } finally {
+    await source.close();
+  }
+  const out: Cube = await openCube(path);
+  try {
+    for (const s of c.samples) {
+      const v = out.variables.find((x) => x.name === s.variable);
+      assert.ok(v, `variable ${s.variable}`);
+      const meta = readTrendMetadata(v.attributes);
+      assert.ok(typeof meta !== "string", `strata:trend: ${String(meta)}`);
+      assert.deepEqual(meta.bands, c.bands, "bands");
+      if (c.xCenter !== undefined) assert.ok(Math.abs(meta.xCenter - c.xCenter) <= 1e-9 * Math.abs(c.xCenter) + 1e-9, "xCenter");
+      if (c.xScale !== undefined) assert.ok(Math.abs(meta.xScale - c.xScale) <= 1e-9 * c.xScale, "xScale");
+      assert.deepEqual(
+        v.dimensions.map((d) => d.name),
+        [...Object.keys(s.index), "Band"],
+        "dimensions",
+      );
+      assert.deepEqual(
+        v.dimensions[v.dimensions.length - 1].values,
+        c.bands.map((_, i) => i + 1),
+        "Band values",
+      );
+      assert.equal(v.pixelType, "F64");
+      const slab = await v.read({
+        dims: v.dimensions.map((d) =>
+          d.name === "Band" ? ([0, c.bands.length] as const) : ([s.index[d.name], s.index[d.name] + 1] as const),
+        ),
+        window: { x: s.col, y: s.row, width: 1, height: 1 },
+      });
+      const where = `${s.variable} ${JSON.stringify(s.index)} row ${s.row} col ${s.col}`;
+      const got = Array.from(slab.data);
+      if (s.values === null) {
+        assert.ok(
+          got.every((x) => Number.isNaN(x)),
+          `${where}: expected nodata, got ${got.join(", ")}`,
+        );
+        continue;
+      }
+      s.values.forEach((want, b) => {
+        const band = c.bands[b];
+        if (want === null) assert.ok(Number.isNaN(got[b]), `${where} ${band}: expected nodata, got ${got[b]}`);
+        else assert.ok(close(band, got[b], want), `${where} ${band}: got ${got[b]}, numpy ${want}`);
+      });
+    }
+  } finally {
+    await out.close();
+  }
+}

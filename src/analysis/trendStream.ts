@@ -1,0 +1,304 @@
+/**
+ * The streamed least-squares trend (LINEAR, POLYNOMIAL, HARMONIC along StdTime): slices are
+ * read in runs, in storage order, over bands of rows, never a pixel's whole series at once.
+ * - Pass 0 keeps per pixel the count, the extremes, Σy, Xᵀy and, for the slices a pixel
+ *   lacks, Σφφᵀ (so XᵀX of a pixel = XᵀX of all slices − that, paid only where values are
+ *   missing). Shares' sums add up.
+ * - Between passes each pixel's normal equations are solved by QR of the p × p XᵀX (the
+ *   basis is centred and scaled as in trendFit.ts, so XᵀX stays well conditioned), giving
+ *   the coefficients, the mean and [(XᵀX)⁻¹]₁₁.
+ * - Pass 1 (only when RMSE, R2 or the p-value is asked) sums the residuals and the deviations
+ *   from the mean, two-pass as trendFit.ts does, so a perfect fit is seen as one.
+ * - The last step writes the bands of each unit (no input read).
+ * Semantics are trendFit.ts's (nodata rules, rank deficiency, edge cases).
+ */
+import { combinationAt } from "./combinations.js";
+import { STD_TIME, type Cube, type IndexRange, type TypedArray, type Variable, type Window, variableNamed } from "../cube/types.js";
+import { type QrFactorization, qrFactor, qrSolve } from "./linalg.js";
+import { packArrays, unpackInto } from "./packing.js";
+import { type RunWalk, eachRun } from "./runs.js";
+import type { StatisticsAccumulator } from "./statistics.js";
+import type { BlockSink } from "./subset.js";
+import { leastSquaresBands } from "./trendFit.js";
+import { bandNames, centreAndScale, coefficientCount, encodeX, fitBasis, isKendall } from "./trendModel.js";
+import type { TrendPlan } from "./trendRaster.js";
+
+export interface TrendStreamPlan extends TrendPlan {
+  /** Rows of the window per band. */
+  readonly bandRows: number;
+  /** Runs of slices of each variable along StdTime, in storage order. */
+  readonly runs: Readonly<Record<string, readonly IndexRange[]>>;
+}
+
+/** A variable at one value of each of its other dimensions, over one band of rows. */
+export interface TrendUnit {
+  readonly variable: string;
+  /** Index ranges over the variable's dimensions: StdTime whole, one index of the others. */
+  readonly dims: readonly IndexRange[];
+  readonly band: Window;
+  /** Indices of the other dimensions in the output (before Band), and the band's first row. */
+  readonly outAt: readonly number[];
+  readonly row: number;
+}
+
+/** Whether a trend plan can stream: a least-squares model fitted along StdTime. */
+export const streamsTrend = (plan: Pick<TrendPlan, "model" | "dimension">): boolean =>
+  !isKendall(plan.model) && plan.dimension === STD_TIME;
+
+/** Bytes of pass-0 sums per pixel for a model with p coefficients. */
+export const trendSumBytes = (p: number): number => 4 + 1 + 8 * 3 + 8 * p + 8 * ((p * (p + 1)) / 2);
+
+/** Whether pass 1 (residuals) is needed: any statistic asked. */
+export const needsResiduals = (plan: Pick<TrendPlan, "statistics">): boolean =>
+  plan.statistics.rmse || plan.statistics.r2 || plan.statistics.slopePValue;
+
+export function trendUnits(cube: Cube, plan: TrendStreamPlan): TrendUnit[] {
+  const units: TrendUnit[] = [];
+  const { window } = plan;
+  for (const name of plan.variables) {
+    const v = variableNamed(cube, name);
+    const t = timeAxis(v);
+    const sizes = v.dimensions.map((d, i) => (i === t ? 1 : d.values.length));
+    const count = sizes.reduce((a, b) => a * b, 1);
+    for (let c = 0; c < count; c++) {
+      const at = combinationAt(c, sizes);
+      const dims = at.map((i, d): IndexRange => (d === t ? [0, v.dimensions[t].values.length] : [i, i + 1]));
+      const outAt = at.filter((_, d) => d !== t);
+      for (let oy = 0; oy < window.height; oy += plan.bandRows) {
+        const band = { x: window.x, y: window.y + oy, width: window.width, height: Math.min(plan.bandRows, window.height - oy) };
+        units.push({ variable: name, dims, band, outAt, row: oy });
+      }
+    }
+  }
+  return units;
+}
+
+function timeAxis(v: Variable): number {
+  return v.dimensions.findIndex((d) => d.name === STD_TIME);
+}
+
+/** The fitting basis of a variable's slices: φ(t) rows (n × p, row-major), and x's centre and scale. */
+function basisOf(v: Variable, plan: TrendPlan) {
+  const time = v.dimensions[timeAxis(v)];
+  const x = time.values.map((value) => encodeX(STD_TIME, value));
+  const { center, scale } = centreAndScale(x);
+  const p = coefficientCount(plan.model);
+  const phi = new Float64Array(x.length * p);
+  for (let i = 0; i < x.length; i++) fitBasis(plan.model, x[i], center, scale, phi, i * p, 1);
+  return { phi, p, n: x.length, center, scale };
+}
+
+/** Pass-0 sums of one unit's pixels. */
+export class TrendSums {
+  readonly count: Uint32Array;
+  readonly bad: Uint8Array;
+  readonly ymin: Float64Array;
+  readonly ymax: Float64Array;
+  readonly sumY: Float64Array;
+  /** Xᵀy per pixel, [pixel][p]. */
+  readonly xty: Float64Array;
+  /** Σφφᵀ over the slices a pixel lacks, upper triangle, [pixel][q]. */
+  readonly missing: Float64Array;
+
+  constructor(
+    readonly pixels: number,
+    readonly p: number,
+  ) {
+    this.count = new Uint32Array(pixels);
+    this.bad = new Uint8Array(pixels);
+    this.ymin = new Float64Array(pixels).fill(Infinity);
+    this.ymax = new Float64Array(pixels).fill(-Infinity);
+    this.sumY = new Float64Array(pixels);
+    this.xty = new Float64Array(pixels * p);
+    this.missing = new Float64Array((pixels * p * (p + 1)) / 2);
+  }
+
+  /** Add one slice with basis row φ (p values): values[offset .. offset + pixels). */
+  add(values: TypedArray, offset: number, phi: Float64Array, nodata: number): void {
+    const { p, count, bad, ymin, ymax, sumY, xty, missing } = this;
+    const q = (p * (p + 1)) / 2;
+    for (let i = 0; i < this.pixels; i++) {
+      const y = values[offset + i];
+      if (y !== y || y === nodata) {
+        bad[i] = 1;
+        for (let j = 0, k = i * q; j < p; j++) for (let l = j; l < p; l++) missing[k++] += phi[j] * phi[l];
+        continue;
+      }
+      count[i]++;
+      sumY[i] += y;
+      if (y < ymin[i]) ymin[i] = y;
+      if (y > ymax[i]) ymax[i] = y;
+      for (let j = 0, k = i * p; j < p; j++) xty[k + j] += phi[j] * y;
+    }
+  }
+
+  merge(other: TrendSums): void {
+    for (let i = 0; i < this.pixels; i++) {
+      this.count[i] += other.count[i];
+      this.bad[i] |= other.bad[i];
+      this.sumY[i] += other.sumY[i];
+      if (other.ymin[i] < this.ymin[i]) this.ymin[i] = other.ymin[i];
+      if (other.ymax[i] > this.ymax[i]) this.ymax[i] = other.ymax[i];
+    }
+    for (let k = 0; k < this.xty.length; k++) this.xty[k] += other.xty[k];
+    for (let k = 0; k < this.missing.length; k++) this.missing[k] += other.missing[k];
+  }
+
+  private arrays() {
+    return [this.count, this.bad, this.ymin, this.ymax, this.sumY, this.xty, this.missing];
+  }
+  toBytes(): Uint8Array {
+    return packArrays(this.arrays());
+  }
+  static fromBytes(pixels: number, p: number, bytes: Uint8Array): TrendSums {
+    const s = new TrendSums(pixels, p);
+    unpackInto(s.arrays(), bytes);
+    return s;
+  }
+}
+
+/**
+ * Each pixel's solution from merged sums, as [pixel][p + 5]: the coefficients, then the
+ * mean, the count, ymin, ymax and [(XᵀX)⁻¹]₁₁; NaN coefficients where the pixel is nodata.
+ */
+export function solveUnit(cube: Cube, plan: TrendPlan, unit: TrendUnit, sums: TrendSums): Float64Array {
+  const v = variableNamed(cube, unit.variable);
+  const { phi, p, n } = basisOf(v, plan);
+  const q = (p * (p + 1)) / 2;
+  // XᵀX of every slice, upper triangle.
+  const full = new Float64Array(q);
+  for (let t = 0; t < n; t++) for (let j = 0, k = 0; j < p; j++) for (let l = j; l < p; l++) full[k++] += phi[t * p + j] * phi[t * p + l];
+  const stride = p + 5;
+  const out = new Float64Array(sums.pixels * stride).fill(NaN);
+  const gram = new Float64Array(p * p);
+  const rhs = new Float64Array(p);
+  const a = new Float64Array(p);
+  const unitVector = new Float64Array(p);
+  const z = new Float64Array(p);
+  let fullQr: QrFactorization | undefined;
+  for (let i = 0; i < sums.pixels; i++) {
+    const m = sums.count[i];
+    const o = i * stride;
+    out[o + p] = m > 0 ? sums.sumY[i] / m : NaN;
+    out[o + p + 1] = m;
+    out[o + p + 2] = sums.ymin[i];
+    out[o + p + 3] = sums.ymax[i];
+    if (m <= p || (sums.bad[i] && !plan.ignoreNoData)) continue;
+    let qr: QrFactorization;
+    if (m === n) qr = fullQr ??= factorGram(full, undefined, 0, p, gram);
+    else qr = factorGram(full, sums.missing, i * q, p, gram);
+    if (!qr.fullRank) continue;
+    for (let j = 0; j < p; j++) rhs[j] = sums.xty[i * p + j];
+    qrSolve(qr, rhs.slice(), a);
+    for (let j = 0; j < p; j++) out[o + j] = a[j];
+    if (plan.statistics.slopePValue) {
+      unitVector.fill(0);
+      unitVector[1] = 1;
+      qrSolve(qr, unitVector.slice(), z);
+      out[o + p + 4] = z[1];
+    }
+  }
+  return out;
+}
+
+/** QR of the symmetric XᵀX (full − missing), filled from its upper triangle. */
+function factorGram(full: Float64Array, missing: Float64Array | undefined, at: number, p: number, gram: Float64Array): QrFactorization {
+  for (let j = 0, k = 0; j < p; j++) {
+    for (let l = j; l < p; l++, k++) {
+      const g = full[k] - (missing ? missing[at + k] : 0);
+      gram[j + l * p] = g;
+      gram[l + j * p] = g;
+    }
+  }
+  return qrFactor(gram.slice(), p, p);
+}
+
+export type TrendStreamWalk = RunWalk;
+
+/** Pass 0 of a unit: this share's sums of its runs. */
+export async function sumUnit(cube: Cube, plan: TrendStreamPlan, unit: TrendUnit, walk: TrendStreamWalk = {}): Promise<TrendSums> {
+  const v = variableNamed(cube, unit.variable);
+  const { phi, p } = basisOf(v, plan);
+  const P = unit.band.width * unit.band.height;
+  const sums = new TrendSums(P, p);
+  const nodata = v.nodata ?? NaN;
+  await eachRun(v, plan.runs[v.name], unit.dims, unit.band, walk, async (t0, values) => {
+    for (let k = 0; k * P < values.length; k++) sums.add(values, k * P, phi.subarray((t0 + k) * p, (t0 + k + 1) * p), nodata);
+  });
+  return sums;
+}
+
+/** Pass 1 of a unit: this share's sums of squared residuals and deviations, [SSE][SST] per pixel. */
+export async function residualUnit(
+  cube: Cube,
+  plan: TrendStreamPlan,
+  unit: TrendUnit,
+  solution: Float64Array,
+  walk: TrendStreamWalk = {},
+): Promise<Float64Array> {
+  const v = variableNamed(cube, unit.variable);
+  const { phi, p } = basisOf(v, plan);
+  const P = unit.band.width * unit.band.height;
+  const stride = p + 5;
+  const out = new Float64Array(2 * P);
+  const nodata = v.nodata ?? NaN;
+  await eachRun(v, plan.runs[v.name], unit.dims, unit.band, walk, async (t0, values) => {
+    for (let k = 0; k * P < values.length; k++) {
+      const row = phi.subarray((t0 + k) * p, (t0 + k + 1) * p);
+      for (let i = 0; i < P; i++) {
+        const y = values[k * P + i];
+        const o = i * stride;
+        if (y !== y || y === nodata || solution[o] !== solution[o]) continue;
+        let fit = 0;
+        for (let j = 0; j < p; j++) fit += row[j] * solution[o + j];
+        const r = y - fit;
+        const d = y - solution[o + p];
+        out[i] += r * r;
+        out[P + i] += d * d;
+      }
+    }
+  });
+  return out;
+}
+
+/**
+ * The bands of a unit from its solution and residual sums (undefined when no statistic
+ * was asked), written to `sink` as one block [1, …, bands, rows, cols].
+ */
+export async function writeUnit(
+  cube: Cube,
+  plan: TrendPlan,
+  unit: TrendUnit,
+  solution: Float64Array,
+  residuals: Float64Array | undefined,
+  sink: BlockSink,
+  statistics: StatisticsAccumulator,
+): Promise<void> {
+  const v = variableNamed(cube, unit.variable);
+  const { p, center, scale } = basisOf(v, plan);
+  const names = bandNames(plan.model, plan.statistics);
+  const P = unit.band.width * unit.band.height;
+  const stride = p + 5;
+  const out = new Float64Array(names.length * P).fill(NaN);
+  const coef = new Float64Array(p);
+  const fit = { model: plan.model, statistics: plan.statistics, center, scale };
+  for (let i = 0; i < P; i++) {
+    const o = i * stride;
+    if (solution[o] !== solution[o]) continue;
+    const sums = {
+      a: solution.subarray(o, o + p),
+      sse: residuals ? residuals[i] : NaN,
+      sst: residuals ? residuals[P + i] : NaN,
+      m: solution[o + p + 1],
+      ymin: solution[o + p + 2],
+      ymax: solution[o + p + 3],
+      slopeVariance: solution[o + p + 4],
+    };
+    leastSquaresBands(fit, sums, coef, out, i, P);
+  }
+  statistics.add(out, undefined);
+  await sink.writeBlock(v.name, [...unit.outAt, 0, unit.row, 0], {
+    data: out,
+    shape: [...unit.outAt.map(() => 1), names.length, unit.band.height, unit.band.width],
+  });
+}

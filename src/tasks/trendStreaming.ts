@@ -1,0 +1,138 @@
+/**
+ * The trend's walk, chosen per input (plan/walkPlan.ts): least-squares fits along StdTime of
+ * inputs stored a few time steps per chunk stream in storage order (analysis/trendStream.ts):
+ * sums, merged and solved between passes through the job's scratch; the residuals when a
+ * statistic is asked; then the bands, written on one thread. Otherwise the tile walk
+ * (analysis/trendRaster.ts).
+ */
+import { statisticsAccumulator } from "../analysis/statistics.js";
+import { type TrendPlan, computeTrend, trendLayout } from "../analysis/trendRaster.js";
+import {
+  type TrendStreamPlan,
+  TrendSums,
+  needsResiduals,
+  residualUnit,
+  solveUnit,
+  streamsTrend,
+  sumUnit,
+  trendSumBytes,
+  trendUnits,
+  writeUnit,
+} from "../analysis/trendStream.js";
+import { coefficientCount } from "../analysis/trendModel.js";
+import type { Cube } from "../cube/types.js";
+import { variableNamed } from "../cube/types.js";
+import { ACCUMULATOR_BUDGET_BYTES, type WalkPlan, chooseWalk } from "../plan/walkPlan.js";
+import type { Scratch } from "../store/scratch.js";
+import { TREND_MAX_TILE } from "../analysis/trendRaster.js";
+import type { OpenedInput, VariableStatistics } from "./common.js";
+
+export type TrendWalk =
+  { readonly kind: "tile"; readonly note: string } | { readonly kind: "stream"; readonly note: string; readonly plan: TrendStreamPlan };
+
+/**
+ * Stream when every variable streams.
+ * @example
+ * const walk = chooseTrendWalk(cube, plan, 1);
+ */
+export function chooseTrendWalk(cube: Cube, plan: TrendPlan, threads: number): TrendWalk {
+  const layouts = trendLayout(cube, plan);
+  const walks = new Map<string, WalkPlan>();
+  for (const layout of layouts) {
+    const v = variableNamed(cube, layout.name);
+    const tiles = Math.ceil(plan.window.height / layout.tile.height) * Math.ceil(plan.window.width / layout.tile.width);
+    const shape = streamsTrend(plan)
+      ? { bytesPerPixelGroup: trendSumBytes(coefficientCount(plan.model)), groups: 1, outputRows: TREND_MAX_TILE }
+      : undefined;
+    walks.set(layout.name, chooseWalk(v, plan.window, shape, tiles, ACCUMULATOR_BUDGET_BYTES / Math.max(1, threads)));
+  }
+  const all = [...walks.values()];
+  const note = all.map((w) => w.reason).join("; ");
+  if (!all.every((w) => w.kind === "stream")) return { kind: "tile", note: `Walking tiles through the fitted dimension: ${note}.` };
+  const streams = all as Extract<WalkPlan, { kind: "stream" }>[];
+  return {
+    kind: "stream",
+    note: `Streaming in storage order: ${note}.`,
+    plan: {
+      ...plan,
+      bandRows: Math.min(...streams.map((w) => w.bandRows)),
+      runs: Object.fromEntries([...walks].map(([name, w]) => [name, (w as Extract<WalkPlan, { kind: "stream" }>).runs])),
+    },
+  };
+}
+
+/** Output chunks of a streamed trend variable: the bands of a tile no taller than a band. */
+export function streamedTrendChunks(dimensions: number, bands: number, plan: TrendStreamPlan): number[] {
+  return [
+    ...Array.from({ length: dimensions - 1 }, () => 1),
+    bands,
+    Math.min(plan.bandRows, TREND_MAX_TILE),
+    Math.min(plan.window.width, TREND_MAX_TILE),
+  ];
+}
+
+/**
+ * The walk of a trend as OpenedInput's passes: sums, (residuals), bands.
+ * @example
+ * const { walk, compute, merge } = trendWalk(cube, chooseTrendWalk(cube, plan, 1), plan);
+ */
+export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<OpenedInput, "walk" | "compute" | "merge"> {
+  if (chosen.kind === "tile")
+    return { walk: { passes: 1, note: chosen.note }, compute: (sink, walk) => computeTrend(cube, plan, sink, walk) };
+  const stream = chosen.plan;
+  const units = trendUnits(cube, stream);
+  const residuals = needsResiduals(plan);
+  const write = residuals ? 2 : 1;
+  const p = coefficientCount(plan.model);
+  const pixels = (u: number) => units[u].band.width * units[u].band.height;
+  return {
+    // The last pass reads no input: one thread writes the bands.
+    walk: { passes: write + 1, note: chosen.note, alone: [write], shares: Math.min(...Object.values(stream.runs).map((r) => r.length)) },
+    async compute(sink, walk) {
+      const pass = walk.pass ?? 0;
+      const index = walk.share?.index ?? 0;
+      const scratch = walk.scratch!;
+      const progress = (u: number) => (f: number) => walk.onProgress?.((u + f) / units.length);
+      const statistics = new Map(plan.variables.map((name) => [name, statisticsAccumulator()]));
+      for (const [u, unit] of units.entries()) {
+        const unitWalk = { share: walk.share, signal: walk.signal, onProgress: progress(u) };
+        if (pass === 0) {
+          await scratch.write(`u${u}-s${index}`, (await sumUnit(cube, stream, unit, unitWalk)).toBytes());
+        } else if (pass < write) {
+          const partial = await residualUnit(cube, stream, unit, await readFloats(scratch, `u${u}-solution`), unitWalk);
+          await scratch.write(`u${u}-r${index}`, bytesOf(partial));
+        } else {
+          walk.signal?.throwIfAborted();
+          const solution = await readFloats(scratch, `u${u}-solution`);
+          const sums = residuals ? await readFloats(scratch, `u${u}-residuals`) : undefined;
+          await writeUnit(cube, plan, unit, solution, sums, sink, statistics.get(unit.variable)!);
+          unitWalk.onProgress(1);
+        }
+      }
+      return new Map([...statistics].map(([name, acc]) => [name, pass === write ? acc.result() : undefined])) as VariableStatistics;
+    },
+    async merge(pass, shares, scratch) {
+      for (const [u, unit] of units.entries()) {
+        if (pass === 0) {
+          const sums = TrendSums.fromBytes(pixels(u), p, await scratch.read(`u${u}-s0`));
+          for (let s = 1; s < shares; s++) sums.merge(TrendSums.fromBytes(pixels(u), p, await scratch.read(`u${u}-s${s}`)));
+          await scratch.write(`u${u}-solution`, bytesOf(solveUnit(cube, plan, unit, sums)));
+        } else {
+          const total = await readFloats(scratch, `u${u}-r0`);
+          for (let s = 1; s < shares; s++) {
+            const part = await readFloats(scratch, `u${u}-r${s}`);
+            for (let i = 0; i < total.length; i++) total[i] += part[i];
+          }
+          await scratch.write(`u${u}-residuals`, bytesOf(total));
+        }
+      }
+    },
+  };
+}
+
+const bytesOf = (a: Float64Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
+async function readFloats(scratch: Scratch, name: string): Promise<Float64Array> {
+  const bytes = await scratch.read(name);
+  return new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
+}
