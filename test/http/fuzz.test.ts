@@ -904,6 +904,29 @@ async function check(i: number | string, r: Req, failures: string[]): Promise<Re
 }
 
 describe("fuzz", () => {
+  it("its checks catch what they look for", () => {
+    const r = get("/rest/info");
+    const reply = (status: number, body: string, headers: Reply["headers"] = { "content-type": "application/json" }): Reply => ({
+      status,
+      headers,
+      body: Buffer.from(body),
+    });
+    assert.deepEqual(problems(r, reply(200, '{"currentVersion":11.3}')), []);
+    assert.deepEqual(problems(r, reply(503, '{"error":{"code":503}}', { "content-type": "application/json", "retry-after": "1" })), []);
+    assert.deepEqual(problems(r, reply(502, "")), ["HTTP 502"]);
+    assert.deepEqual(problems(r, reply(503, "{}")), ["HTTP 503"]);
+    assert.deepEqual(problems(r, reply(200, '{"error":{"code":500,"message":"x"}}')), ["envelope code 500"]);
+    assert.ok(problems(r, reply(200, `{"details":["${server.dataDir}/rasters/x"]}`)).includes("the data dir in the body"));
+    assert.ok(problems(r, reply(200, '{"details":["cannot open /home/ana/x.nc"]}')).some((p) => p.includes("/home/")));
+    assert.ok(problems(r, reply(200, '{"details":["in src/io/open.ts"]}')).some((p) => p.includes("open.ts")));
+    assert.ok(problems(r, reply(200, "TypeError: x\n    at open (/app/dist/io/open.js:12:5)", {})).includes("a stack trace"));
+    assert.ok(problems(r, reply(200, `{"password":"${server.adminPassword}"}`)).includes("the admin's password in the body"));
+    assert.ok(problems(r, reply(400, '{"error":"Bad Request","code":"FST_ERR_X","message":"x","statusCode":400}')).length > 0);
+    // What the client sent may come back.
+    const echo = get("/rest/info", { uri: '{"uri":"/tmp/x.nc"}' });
+    assert.deepEqual(problems(echo, reply(200, '{"details":["uri /tmp/x.nc is not under /fileShares"]}')), []);
+  });
+
   it("refusals by the HTTP framework itself (bad URL encoding, an overlong path segment, oversized headers) are ArcGIS envelopes", async () => {
     const failures: string[] = [];
     for (const r of [
@@ -935,7 +958,7 @@ describe("fuzz", () => {
     assert.deepEqual(failures, [], failures.join("\n"));
   });
 
-  it(`every path segment and ${REQUESTS} mutated requests (seed ${SEED}): no 5xx but busy, no envelope 500, no server path, no stack trace`, async () => {
+  it(`every path segment, ${REQUESTS} mutated requests and a tenth as many at once (seed ${SEED}): no 5xx but busy, no envelope 500, no server path, no stack trace`, async () => {
     const rnd = random(SEED);
     const cases = baseCases();
     const failures: string[] = [];
@@ -956,12 +979,20 @@ describe("fuzz", () => {
       await check(`s${i}`, r, failures);
       sent++;
     }
+    // A fresh output name each time, so that submits the mutation left valid run as jobs.
+    const fresh = (r: Req, i: number): Req => ({
+      ...r,
+      params: r.params.map(([k, v]) => [k, typeof v === "string" ? v.replace(/\bfz_(\w+)/, `fz_$1_${i}`) : v] as const),
+    });
     for (let i = 0; i < REQUESTS; i++) {
-      const r = mutate(pick(cases, rnd), rnd);
-      // A fresh output name each time, so that submits the mutation left valid run as jobs.
-      const params = r.params.map(([k, v]) => [k, typeof v === "string" ? v.replace(/\bfz_(\w+)/, `fz_$1_${i}`) : v] as const);
-      await check(i, { ...r, params }, failures);
+      await check(i, fresh(mutate(pick(cases, rnd), rnd), i), failures);
       sent++;
+    }
+    // Then a tenth as many at once, 16 at a time: what shares a drawing, a cache or a job.
+    const burst = Array.from({ length: Math.ceil(REQUESTS / 10) }, (_, j) => fresh(mutate(pick(cases, rnd), rnd), REQUESTS + j));
+    for (let j = 0; j < burst.length; j += 16) {
+      await Promise.all(burst.slice(j, j + 16).map((r, k) => check(`b${j + k}`, r, failures)));
+      sent += burst.slice(j, j + 16).length;
     }
 
     // The jobs the fuzz created: their status, messages, inputs and results, once settled.
