@@ -942,6 +942,13 @@ describe("fuzz", () => {
     assert.deepEqual(failures, [], failures.join("\n"));
   });
 
+  it("a service name of 120 characters (the longest SPEC §5 allows) reaches the service's routes", async () => {
+    // No such service: answered as any unknown service is, not refused by the router as too long.
+    const reply = await send({ ...get(`${HOSTED}/${"n".repeat(120)}/ImageServer/exportImage`, { bbox: "0,0,1,1" }), who: "publisher" });
+    assert.equal(reply.status, 200, reply.body.toString().slice(0, 300));
+    assert.equal(JSON.parse(reply.body.toString()).error?.code, 404, reply.body.toString().slice(0, 300));
+  });
+
   it("a job whose unknown parameter holds deeply nested JSON answers its inputs (found by seed 3 with 1500 requests)", async () => {
     const failures: string[] = [];
     const job = await server.call(
