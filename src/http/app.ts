@@ -4,6 +4,7 @@
  * turns their answers and typed errors back into ArcGIS responses.
  */
 import { join } from "node:path";
+import type { Duplex } from "node:stream";
 import cors from "@fastify/cors";
 import formbody from "@fastify/formbody";
 import multipart from "@fastify/multipart";
@@ -17,7 +18,7 @@ import { registerUploads, uploadLimit } from "./uploads.js";
 import { registerWebApp } from "./webApp.js";
 import { sendError } from "./respond.js";
 import { registerRest } from "./rest.js";
-import { redactingLogger } from "./logRedaction.js";
+import { redactSecrets, redactingLogger } from "./logRedaction.js";
 import { registerSharing } from "./sharing.js";
 
 /**
@@ -31,7 +32,14 @@ export async function buildServer(ctx: AppContext, options: { logger?: boolean |
     genReqId: () => crypto.randomUUID(),
     // Large task parameters (JSON descriptors, value lists) arrive as form bodies.
     bodyLimit: 8 * 1024 * 1024,
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    // Service names may have 120 characters (SPEC §5): the router must reach them.
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 256 },
+    // What the router refuses (a malformed percent-escape) is an ArcGIS envelope too, and
+    // never repeats the URL (it may hold a token).
+    frameworkErrors: (error, request, reply) =>
+      sendError(request, reply, new HttpError(400, "Unable to complete operation.", [frameworkReason(error)])),
+    // What Node's HTTP parser refuses before any request exists (headers too large).
+    clientErrorHandler: answerClientError,
   });
   await server.register(cors, { origin: true, methods: ["GET", "POST", "OPTIONS"], credentials: true });
   await server.register(formbody);
@@ -40,7 +48,7 @@ export async function buildServer(ctx: AppContext, options: { logger?: boolean |
   server.setErrorHandler((error, request, reply) => {
     const status = (error as { statusCode?: number }).statusCode;
     // Framework errors (bad body, too large) become ArcGIS 400s, never a bare 5xx.
-    const message = error instanceof Error ? error.message : String(error);
+    const message = redactSecrets(error instanceof Error ? error.message : String(error));
     // A body that could not be read hides its f; a client that POSTs reads JSON.
     if (status && status >= 400 && status < 500) {
       return sendError(
@@ -67,4 +75,22 @@ export async function buildServer(ctx: AppContext, options: { logger?: boolean |
     { prefix: ctx.basePath },
   );
   return server;
+}
+
+/** Why the router refused a request, in words that repeat nothing of it. */
+function frameworkReason(error: Error & { code?: string }): string {
+  if (error.code === "FST_ERR_BAD_URL") return "The URL holds a malformed percent-escape.";
+  return "The request could not be routed.";
+}
+
+/** Refuse what Node's HTTP parser could not read with an ArcGIS envelope, then close. */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable) return void socket.destroy();
+  const tooLarge = error.code === "HPE_HEADER_OVERFLOW";
+  const status = tooLarge ? "431 Request Header Fields Too Large" : "400 Bad Request";
+  const reason = tooLarge ? "The request's URL or headers are too large." : "The request could not be read.";
+  const body = JSON.stringify({ error: { code: 400, message: "Unable to complete operation.", details: [reason] } });
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

@@ -237,8 +237,26 @@ function inputJson(ctx: AppContext, job: JobRecord, name: string): Record<string
     } catch {
       value = raw;
     }
+    // What the client sent, as it sent it, when it nests deeper than any parameter does
+    // (serialising it again could overflow the stack).
+    if (nestsDeeperThan(value, MAX_INPUT_DEPTH)) value = raw;
   }
   return { paramName: name, dataType: spec?.dataType ?? "GPString", value };
+}
+
+/** Deeper than any task parameter's JSON nests. */
+const MAX_INPUT_DEPTH = 32;
+
+/** Whether `value` nests arrays or objects more than `limit` deep (walked without recursion). */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function taskPage(ctx: AppContext, task: TaskDefinition, crumbs: HtmlPage["breadcrumbs"], body: unknown): HtmlPage {

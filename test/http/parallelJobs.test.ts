@@ -1,6 +1,6 @@
 /**
- * A job shares its tiles over threads: GenerateTrendRaster with parallelProcessingFactor 2
- * runs on two threads (it says so) and writes exactly what the same job on one thread
+ * A job shares its work over threads: GenerateTrendRaster with parallelProcessingFactor 2
+ * runs on two threads (it says so) and writes what the same job on one thread
  * writes; the statistics of the service agree.
  */
 import assert from "node:assert/strict";
@@ -66,17 +66,19 @@ it("parallelProcessingFactor 2 runs on two threads and writes what one thread wr
     const dims = v.dimensions.map((d) => [0, d.values.length] as const);
     const [p, q] = [await v.read({ dims, window }), await b.variables[0].read({ dims, window })];
     assert.equal(p.data.length, 6 * 180 * 360); // Slope, Intercept, sin1, cos1, RMSE, R2
-    assert.ok(
-      Buffer.from(p.data.buffer, p.data.byteOffset, p.data.byteLength).equals(
-        Buffer.from(q.data.buffer, q.data.byteOffset, q.data.byteLength),
-      ),
-    );
+    // A record a day: the fit streams, and the two threads' sums merge in another order than
+    // one thread adds them, so values agree to the last bits of a float64, not bit for bit.
+    for (let i = 0; i < p.data.length; i++) {
+      const [x, y] = [p.data[i], q.data[i]];
+      if (!(Object.is(x, y) || Math.abs(x - y) <= 1e-10 * Math.max(1, Math.abs(x)))) assert.fail(`value ${i}: ${x} vs ${y}`);
+    }
     type Stats = Record<string, { count: number; min: number; max: number; mean: number; stddev: number }>;
     const [s, t] = [a.attributes["strata:statistics"] as Stats, b.attributes["strata:statistics"] as Stats];
     for (const name of Object.keys(s)) {
-      assert.deepEqual([t[name].count, t[name].min, t[name].max], [s[name].count, s[name].min, s[name].max]);
-      assert.ok(Math.abs(t[name].mean - s[name].mean) <= 1e-12 * Math.abs(s[name].mean), `${t[name].mean} vs ${s[name].mean}`);
-      assert.ok(Math.abs(t[name].stddev - s[name].stddev) <= 1e-12 * s[name].stddev, `${t[name].stddev} vs ${s[name].stddev}`);
+      assert.equal(t[name].count, s[name].count);
+      for (const k of ["min", "max"] as const) assert.ok(Math.abs(t[name][k] - s[name][k]) <= 1e-10 * Math.max(1, Math.abs(s[name][k])), k);
+      assert.ok(Math.abs(t[name].mean - s[name].mean) <= 1e-10 * Math.abs(s[name].mean), `${t[name].mean} vs ${s[name].mean}`);
+      assert.ok(Math.abs(t[name].stddev - s[name].stddev) <= 1e-10 * s[name].stddev, `${t[name].stddev} vs ${s[name].stddev}`);
     }
   } finally {
     await a.close();
