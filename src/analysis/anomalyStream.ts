@@ -6,63 +6,21 @@
  * (a variable at one value of its other dimensions, one band) is independent; a share takes
  * every count-th run of each unit, so shares of one pass never write the same chunk.
  */
-import { combinationAt, combinationCount } from "./combinations.js";
-import { STD_TIME, type Cube, type IndexRange, type Variable, type Window, variableNamed } from "../cube/types.js";
+import { STD_TIME, type Cube, type IndexRange, type Variable, variableNamed } from "../cube/types.js";
 import { type AnomalyPlan, anomalyPixelType, applyAnomalyRow, referenceMismatch } from "./anomaly.js";
 import { GroupMoments, momentBytes } from "./groupMoments.js";
 import { type GroupInterval, groupKeys } from "./groups.js";
-import { type RunWalk, eachRun } from "./runs.js";
+import { type RunWalk, type StreamShape, type StreamUnit, eachRun } from "./runs.js";
 import type { StatisticsAccumulator } from "./statistics.js";
 import type { BlockSink } from "./subset.js";
 
-export interface AnomalyStreamPlan extends AnomalyPlan {
-  /** Rows of the window per band. */
-  readonly bandRows: number;
-  /** Runs of slices of each variable, in storage order. */
-  readonly runs: Readonly<Record<string, readonly IndexRange[]>>;
-}
-
-/** One variable at one value of each of its other dimensions, over one band of rows. */
-export interface StreamUnit {
-  readonly variable: string;
-  /** Index ranges over the variable's dimensions: StdTime whole, one index of the others. */
-  readonly dims: readonly IndexRange[];
-  /** The band of the source (absolute rows). */
-  readonly band: Window;
-  /** Where the band starts in the output ([...dims, row, col]). */
-  readonly outStart: readonly number[];
-}
+export type AnomalyStreamPlan = AnomalyPlan & StreamShape;
 
 /** Whether a method's reference is a mean (streams) rather than a median (needs whole series). */
 export const streamsMethod = (plan: Pick<AnomalyPlan, "method">): boolean => !plan.method.includes("MEDIAN");
 
 /** Bytes of accumulators per pixel and group for the plan's method. */
 export const anomalyMomentBytes = (plan: Pick<AnomalyPlan, "method">): number => momentBytes(plan.method === "Z_SCORE");
-
-/** The units of a plan, in order. */
-export function streamUnits(cube: Cube, plan: AnomalyStreamPlan): StreamUnit[] {
-  const units: StreamUnit[] = [];
-  const { window } = plan;
-  for (const name of plan.variables) {
-    const v = variableNamed(cube, name);
-    const others = v.dimensions.filter((d) => d.name !== STD_TIME);
-    const sizes = others.map((d) => d.values.length);
-    for (let c = 0; c < combinationCount(sizes); c++) {
-      const at = combinationAt(c, sizes);
-      let k = 0;
-      const dims = v.dimensions.map((d): IndexRange => {
-        if (d.name === STD_TIME) return [0, d.values.length];
-        const i = at[k++];
-        return [i, i + 1];
-      });
-      for (let oy = 0; oy < window.height; oy += plan.bandRows) {
-        const band = { x: window.x, y: window.y + oy, width: window.width, height: Math.min(plan.bandRows, window.height - oy) };
-        units.push({ variable: name, dims, band, outStart: [...dims.map(([a]) => a), oy, 0] });
-      }
-    }
-  }
-  return units;
-}
 
 /** The group of each slice of a unit's variable (all in one group for EXTERNAL_RASTER). */
 function groupsOf(v: Variable, plan: AnomalyPlan): Int32Array {
@@ -130,7 +88,7 @@ export async function applyUnit(
       applyAnomalyRow(slab, out, k * P, P, nodata, plan.method, mean, sd);
     }
     statistics.add(out, undefined);
-    const start = [...unit.outStart];
+    const start = [...unit.dims.map(([a]) => a), unit.row, 0];
     start[t] = t0;
     const shape = [...unit.dims.map(([a, b], i) => (i === t ? slices : b - a)), unit.band.height, unit.band.width];
     walk.signal?.throwIfAborted();

@@ -1,10 +1,59 @@
 /**
- * Reading runs of slices in storage order, one run ahead, for the streamed walks: a share
- * takes every count-th run, so shares of one pass never read or write the same chunk.
+ * What the streamed walks share: their units (a variable at one value of each of its other
+ * dimensions, over one band of rows) and reading runs of slices in storage order, one run
+ * ahead; a share takes every count-th run, so shares of one pass never read or write the
+ * same chunk.
  */
-import type { IndexRange, TypedArray, Variable, Window } from "../cube/types.js";
-import { STD_TIME } from "../cube/types.js";
+import type { Cube, IndexRange, TypedArray, Variable, Window } from "../cube/types.js";
+import { STD_TIME, variableNamed } from "../cube/types.js";
+import { combinationAt } from "./combinations.js";
 import { type Share, ownStepCount, ownsStep } from "./share.js";
+
+/** How a streamed walk goes, besides its method: bands and runs (plan/walkPlan.ts chose them). */
+export interface StreamShape {
+  readonly variables: readonly string[];
+  /** Spatial window of the source (north-up pixels). */
+  readonly window: Window;
+  /** Rows of the window per band. */
+  readonly bandRows: number;
+  /** Runs of slices of each variable along StdTime, in storage order. */
+  readonly runs: Readonly<Record<string, readonly IndexRange[]>>;
+}
+
+/** One variable at one value of each of its other dimensions, over one band of rows. */
+export interface StreamUnit {
+  readonly variable: string;
+  /** Index ranges over the variable's dimensions: StdTime whole, one index of the others. */
+  readonly dims: readonly IndexRange[];
+  /** The band of the source (absolute rows). */
+  readonly band: Window;
+  /** The band's first row in the output. */
+  readonly row: number;
+}
+
+/**
+ * The units of a streamed walk, variable by variable, in order.
+ * @example
+ * for (const unit of streamUnits(cube, plan)) ...
+ */
+export function streamUnits(cube: Cube, plan: StreamShape): StreamUnit[] {
+  const units: StreamUnit[] = [];
+  const { window } = plan;
+  for (const name of plan.variables) {
+    const v = variableNamed(cube, name);
+    const t = v.dimensions.findIndex((d) => d.name === STD_TIME);
+    const sizes = v.dimensions.map((d, i) => (i === t ? 1 : d.values.length));
+    const count = sizes.reduce((a, b) => a * b, 1);
+    for (let c = 0; c < count; c++) {
+      const dims = combinationAt(c, sizes).map((i, d): IndexRange => (d === t ? [0, v.dimensions[t].values.length] : [i, i + 1]));
+      for (let row = 0; row < window.height; row += plan.bandRows) {
+        const band = { x: window.x, y: window.y + row, width: window.width, height: Math.min(plan.bandRows, window.height - row) };
+        units.push({ variable: name, dims, band, row });
+      }
+    }
+  }
+  return units;
+}
 
 export interface RunWalk {
   readonly share?: Share;

@@ -12,34 +12,17 @@
  * - The last step writes the bands of each unit (no input read).
  * Semantics are trendFit.ts's (nodata rules, rank deficiency, edge cases).
  */
-import { combinationAt } from "./combinations.js";
-import { STD_TIME, type Cube, type IndexRange, type TypedArray, type Variable, type Window, variableNamed } from "../cube/types.js";
+import { STD_TIME, type Cube, type TypedArray, type Variable, variableNamed } from "../cube/types.js";
 import { type QrFactorization, qrFactor, qrSolve } from "./linalg.js";
 import { packArrays, unpackInto } from "./packing.js";
-import { type RunWalk, eachRun } from "./runs.js";
+import { type RunWalk, type StreamShape, type StreamUnit, eachRun } from "./runs.js";
 import type { StatisticsAccumulator } from "./statistics.js";
 import type { BlockSink } from "./subset.js";
 import { leastSquaresBands } from "./trendFit.js";
 import { bandNames, centreAndScale, coefficientCount, encodeX, fitBasis, isKendall } from "./trendModel.js";
 import type { TrendPlan } from "./trendRaster.js";
 
-export interface TrendStreamPlan extends TrendPlan {
-  /** Rows of the window per band. */
-  readonly bandRows: number;
-  /** Runs of slices of each variable along StdTime, in storage order. */
-  readonly runs: Readonly<Record<string, readonly IndexRange[]>>;
-}
-
-/** A variable at one value of each of its other dimensions, over one band of rows. */
-export interface TrendUnit {
-  readonly variable: string;
-  /** Index ranges over the variable's dimensions: StdTime whole, one index of the others. */
-  readonly dims: readonly IndexRange[];
-  readonly band: Window;
-  /** Indices of the other dimensions in the output (before Band), and the band's first row. */
-  readonly outAt: readonly number[];
-  readonly row: number;
-}
+export type TrendStreamPlan = TrendPlan & StreamShape;
 
 /** Whether a trend plan can stream: a least-squares model fitted along StdTime. */
 export const streamsTrend = (plan: Pick<TrendPlan, "model" | "dimension">): boolean =>
@@ -51,27 +34,6 @@ export const trendSumBytes = (p: number): number => 4 + 1 + 8 * 3 + 8 * p + 8 * 
 /** Whether pass 1 (residuals) is needed: any statistic asked. */
 export const needsResiduals = (plan: Pick<TrendPlan, "statistics">): boolean =>
   plan.statistics.rmse || plan.statistics.r2 || plan.statistics.slopePValue;
-
-export function trendUnits(cube: Cube, plan: TrendStreamPlan): TrendUnit[] {
-  const units: TrendUnit[] = [];
-  const { window } = plan;
-  for (const name of plan.variables) {
-    const v = variableNamed(cube, name);
-    const t = timeAxis(v);
-    const sizes = v.dimensions.map((d, i) => (i === t ? 1 : d.values.length));
-    const count = sizes.reduce((a, b) => a * b, 1);
-    for (let c = 0; c < count; c++) {
-      const at = combinationAt(c, sizes);
-      const dims = at.map((i, d): IndexRange => (d === t ? [0, v.dimensions[t].values.length] : [i, i + 1]));
-      const outAt = at.filter((_, d) => d !== t);
-      for (let oy = 0; oy < window.height; oy += plan.bandRows) {
-        const band = { x: window.x, y: window.y + oy, width: window.width, height: Math.min(plan.bandRows, window.height - oy) };
-        units.push({ variable: name, dims, band, outAt, row: oy });
-      }
-    }
-  }
-  return units;
-}
 
 function timeAxis(v: Variable): number {
   return v.dimensions.findIndex((d) => d.name === STD_TIME);
@@ -161,7 +123,7 @@ export class TrendSums {
  * Each pixel's solution from merged sums, as [pixel][p + 5]: the coefficients, then the
  * mean, the count, ymin, ymax and [(XᵀX)⁻¹]₁₁; NaN coefficients where the pixel is nodata.
  */
-export function solveUnit(cube: Cube, plan: TrendPlan, unit: TrendUnit, sums: TrendSums): Float64Array {
+export function solveUnit(cube: Cube, plan: TrendPlan, unit: StreamUnit, sums: TrendSums): Float64Array {
   const v = variableNamed(cube, unit.variable);
   const { phi, p, n } = basisOf(v, plan);
   const q = (p * (p + 1)) / 2;
@@ -216,7 +178,7 @@ function factorGram(full: Float64Array, missing: Float64Array | undefined, at: n
 export type TrendStreamWalk = RunWalk;
 
 /** Pass 0 of a unit: this share's sums of its runs. */
-export async function sumUnit(cube: Cube, plan: TrendStreamPlan, unit: TrendUnit, walk: TrendStreamWalk = {}): Promise<TrendSums> {
+export async function sumUnit(cube: Cube, plan: TrendStreamPlan, unit: StreamUnit, walk: TrendStreamWalk = {}): Promise<TrendSums> {
   const v = variableNamed(cube, unit.variable);
   const { phi, p } = basisOf(v, plan);
   const P = unit.band.width * unit.band.height;
@@ -232,7 +194,7 @@ export async function sumUnit(cube: Cube, plan: TrendStreamPlan, unit: TrendUnit
 export async function residualUnit(
   cube: Cube,
   plan: TrendStreamPlan,
-  unit: TrendUnit,
+  unit: StreamUnit,
   solution: Float64Array,
   walk: TrendStreamWalk = {},
 ): Promise<Float64Array> {
@@ -268,7 +230,7 @@ export async function residualUnit(
 export async function writeUnit(
   cube: Cube,
   plan: TrendPlan,
-  unit: TrendUnit,
+  unit: StreamUnit,
   solution: Float64Array,
   residuals: Float64Array | undefined,
   sink: BlockSink,
@@ -297,8 +259,10 @@ export async function writeUnit(
     leastSquaresBands(fit, sums, coef, out, i, P);
   }
   statistics.add(out, undefined);
-  await sink.writeBlock(v.name, [...unit.outAt, 0, unit.row, 0], {
+  // The output's dimensions are the input's others, then Band.
+  const outAt = unit.dims.filter((_, d) => d !== timeAxis(v)).map(([a]) => a);
+  await sink.writeBlock(v.name, [...outAt, 0, unit.row, 0], {
     data: out,
-    shape: [...unit.outAt.map(() => 1), names.length, unit.band.height, unit.band.width],
+    shape: [...outAt.map(() => 1), names.length, unit.band.height, unit.band.width],
   });
 }

@@ -102,3 +102,35 @@ export function chooseWalk(
 }
 
 const mb = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`;
+
+/** The walk of a whole cube: tiles unless every variable streams, then one band height for all. */
+export type CubeWalk =
+  | { readonly kind: "tile"; readonly note: string }
+  | {
+      readonly kind: "stream";
+      readonly note: string;
+      readonly bandRows: number;
+      /** Each variable's runs. */
+      readonly runs: Readonly<Record<string, readonly IndexRange[]>>;
+      /** The most shares a pass splits into: the fewest runs of any variable. */
+      readonly shares: number;
+    };
+
+/**
+ * Stream only when every variable streams (they share the grid, so one band height serves).
+ * @example
+ * const walk = cubeWalk(new Map([["tas", chooseWalk(v, window, shape, tiles)]]), "tiles through time");
+ */
+export function cubeWalk(walks: ReadonlyMap<string, WalkPlan>, tiles: string): CubeWalk {
+  const all = [...walks.values()];
+  const note = all.map((w) => w.reason).join("; ");
+  const streams = all.filter((w): w is Extract<WalkPlan, { kind: "stream" }> => w.kind === "stream");
+  if (streams.length < all.length || streams.length === 0) return { kind: "tile", note: `Walking ${tiles}: ${note}.` };
+  return {
+    kind: "stream",
+    note: `Streaming in storage order: ${note}.`,
+    bandRows: Math.min(...streams.map((w) => w.bandRows)),
+    runs: Object.fromEntries([...walks].map(([name, w]) => [name, (w as Extract<WalkPlan, { kind: "stream" }>).runs])),
+    shares: Math.min(...streams.map((w) => w.runs.length)),
+  };
+}

@@ -7,27 +7,27 @@
 import { type AnomalyPlan, anomalyTileEdge, computeAnomaly } from "../analysis/anomaly.js";
 import {
   type AnomalyStreamPlan,
-  type StreamUnit,
   type UnitReference,
   accumulateUnit,
   anomalyMomentBytes,
   applyUnit,
-  streamUnits,
   streamsMethod,
 } from "../analysis/anomalyStream.js";
 import { GroupMoments } from "../analysis/groupMoments.js";
+import { type StreamUnit, streamUnits } from "../analysis/runs.js";
 import { groupKeys } from "../analysis/groups.js";
 import { statisticsAccumulator } from "../analysis/statistics.js";
 import { TIME_TILE_BUDGET_BYTES, windowTiles } from "../analysis/tiles.js";
 import { STD_TIME, type Cube, type Variable, variableNamed } from "../cube/types.js";
 import { TILE } from "../io/zarrWrite.js";
-import { ACCUMULATOR_BUDGET_BYTES, type WalkPlan, chooseWalk } from "../plan/walkPlan.js";
+import { ACCUMULATOR_BUDGET_BYTES, type WalkPlan, chooseWalk, cubeWalk } from "../plan/walkPlan.js";
 import type { Scratch } from "../store/scratch.js";
 import type { OpenedInput, VariableStatistics } from "./common.js";
 
 /** The walk of an anomaly: the tile walk, or streaming passes with each variable's bands and runs. */
 export type AnomalyWalk =
-  { readonly kind: "tile"; readonly note: string } | { readonly kind: "stream"; readonly note: string; readonly plan: AnomalyStreamPlan };
+  | { readonly kind: "tile"; readonly note: string }
+  | { readonly kind: "stream"; readonly note: string; readonly shares: number; readonly plan: AnomalyStreamPlan };
 
 /**
  * Stream when every variable streams; threads share the job's memory as they share its tile
@@ -52,20 +52,10 @@ export function chooseAnomalyWalk(cube: Cube, plan: AnomalyPlan): AnomalyWalk {
     const tiles = windowTiles(plan.window, anomalyTileEdge(v, plan)).length;
     walks.set(name, chooseWalk(v, plan.window, shape, tiles, ACCUMULATOR_BUDGET_BYTES * share));
   }
-  const all = [...walks.values()];
-  const note = all.map((w) => w.reason).join("; ");
-  if (!all.every((w) => w.kind === "stream")) return { kind: "tile", note: `Walking tiles through time: ${note}.` };
-  const streams = all as Extract<WalkPlan, { kind: "stream" }>[];
-  return {
-    kind: "stream",
-    note: `Streaming in storage order: ${note}.`,
-    plan: {
-      ...plan,
-      // One band height for all variables (they share the grid); each variable its runs.
-      bandRows: Math.min(...streams.map((w) => w.bandRows)),
-      runs: Object.fromEntries([...walks].map(([name, w]) => [name, (w as Extract<WalkPlan, { kind: "stream" }>).runs])),
-    },
-  };
+  const walk = cubeWalk(walks, "tiles through time");
+  return walk.kind === "tile"
+    ? walk
+    : { kind: "stream", note: walk.note, shares: walk.shares, plan: { ...plan, bandRows: walk.bandRows, runs: walk.runs } };
 }
 
 function groupCount(v: Variable, plan: AnomalyPlan): number {
@@ -101,7 +91,7 @@ export function anomalyWalk(
   const passes = external ? 1 : 2;
   const last = passes - 1;
   return {
-    walk: { passes, note: chosen.note, shares: Math.min(...Object.values(stream.runs).map((r) => r.length)) },
+    walk: { passes, note: chosen.note, shares: chosen.shares },
     async compute(sink, walk) {
       const pass = walk.pass ?? 0;
       const index = walk.share?.index ?? 0;

@@ -5,6 +5,7 @@
  * statistic is asked; then the bands, written on one thread. Otherwise the tile walk
  * (analysis/trendRaster.ts).
  */
+import { streamUnits } from "../analysis/runs.js";
 import { statisticsAccumulator } from "../analysis/statistics.js";
 import { type TrendPlan, computeTrend, trendLayout } from "../analysis/trendRaster.js";
 import {
@@ -16,19 +17,19 @@ import {
   streamsTrend,
   sumUnit,
   trendSumBytes,
-  trendUnits,
   writeUnit,
 } from "../analysis/trendStream.js";
 import { coefficientCount } from "../analysis/trendModel.js";
 import type { Cube } from "../cube/types.js";
 import { variableNamed } from "../cube/types.js";
-import { ACCUMULATOR_BUDGET_BYTES, type WalkPlan, chooseWalk } from "../plan/walkPlan.js";
+import { ACCUMULATOR_BUDGET_BYTES, type WalkPlan, chooseWalk, cubeWalk } from "../plan/walkPlan.js";
 import type { Scratch } from "../store/scratch.js";
 import { TREND_MAX_TILE } from "../analysis/trendRaster.js";
 import type { OpenedInput, VariableStatistics } from "./common.js";
 
 export type TrendWalk =
-  { readonly kind: "tile"; readonly note: string } | { readonly kind: "stream"; readonly note: string; readonly plan: TrendStreamPlan };
+  | { readonly kind: "tile"; readonly note: string }
+  | { readonly kind: "stream"; readonly note: string; readonly shares: number; readonly plan: TrendStreamPlan };
 
 /**
  * Stream when every variable streams.
@@ -46,19 +47,10 @@ export function chooseTrendWalk(cube: Cube, plan: TrendPlan, threads: number): T
       : undefined;
     walks.set(layout.name, chooseWalk(v, plan.window, shape, tiles, ACCUMULATOR_BUDGET_BYTES / Math.max(1, threads)));
   }
-  const all = [...walks.values()];
-  const note = all.map((w) => w.reason).join("; ");
-  if (!all.every((w) => w.kind === "stream")) return { kind: "tile", note: `Walking tiles through the fitted dimension: ${note}.` };
-  const streams = all as Extract<WalkPlan, { kind: "stream" }>[];
-  return {
-    kind: "stream",
-    note: `Streaming in storage order: ${note}.`,
-    plan: {
-      ...plan,
-      bandRows: Math.min(...streams.map((w) => w.bandRows)),
-      runs: Object.fromEntries([...walks].map(([name, w]) => [name, (w as Extract<WalkPlan, { kind: "stream" }>).runs])),
-    },
-  };
+  const walk = cubeWalk(walks, "tiles through the fitted dimension");
+  return walk.kind === "tile"
+    ? walk
+    : { kind: "stream", note: walk.note, shares: walk.shares, plan: { ...plan, bandRows: walk.bandRows, runs: walk.runs } };
 }
 
 /** Output chunks of a streamed trend variable: the bands of a tile no taller than a band. */
@@ -80,14 +72,14 @@ export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<
   if (chosen.kind === "tile")
     return { walk: { passes: 1, note: chosen.note }, compute: (sink, walk) => computeTrend(cube, plan, sink, walk) };
   const stream = chosen.plan;
-  const units = trendUnits(cube, stream);
+  const units = streamUnits(cube, stream);
   const residuals = needsResiduals(plan);
   const write = residuals ? 2 : 1;
   const p = coefficientCount(plan.model);
   const pixels = (u: number) => units[u].band.width * units[u].band.height;
   return {
     // The last pass reads no input: one thread writes the bands.
-    walk: { passes: write + 1, note: chosen.note, alone: [write], shares: Math.min(...Object.values(stream.runs).map((r) => r.length)) },
+    walk: { passes: write + 1, note: chosen.note, alone: [write], shares: chosen.shares },
     async compute(sink, walk) {
       const pass = walk.pass ?? 0;
       const index = walk.share?.index ?? 0;
