@@ -1,0 +1,301 @@
+/**
+ * One dataset: its header decoded once, its chunk index read on first use, and hyperslab
+ * reads assembled from chunks decoded concurrently (a bounded number at a time, so libuv's
+ * threads inflate in parallel). A read of exactly one whole chunk is one positional read,
+ * one inflate and the unshuffle straight into the returned array.
+ */
+import type { TypedArray } from "../../cube/types.js";
+import { readHyperslab } from "../hyperslab.js";
+import { typedArrayFor } from "../raw.js";
+import { type StoredChunk, storedChunks } from "./chunkIndex.js";
+import { decodeChunk, unsupportedFilter } from "./filters.js";
+import {
+  type ChunkIndexName,
+  ChunkIndexType,
+  type Datatype,
+  type ElementKind,
+  type Filter,
+  type Layout,
+  decodeDataspace,
+  decodeDatatype,
+  decodeFillValue,
+  decodeFilterPipeline,
+  decodeLayout,
+  decodeOldFillValue,
+} from "./messages.js";
+import { MessageType, findMessage, readObjectHeader } from "./objectHeader.js";
+import { Hdf5FormatError, Hdf5Source, Hdf5UnsupportedError } from "./source.js";
+
+/** Chunks read and decoded at once by one hyperslab read. */
+const CONCURRENT_CHUNKS = 8;
+
+export interface Hdf5Dataset {
+  readonly path: string;
+  readonly shape: readonly number[];
+  /** The chunk shape; the whole shape for contiguous and compact storage. */
+  readonly chunkShape: readonly number[];
+  readonly storage: Layout["class"];
+  /** How a chunked dataset finds its chunks. */
+  readonly chunkIndex?: ChunkIndexName;
+  readonly kind: ElementKind;
+  readonly elementSize: number;
+  /** Chunks read from the file (not counting fill-value chunks) since opening: for tests. */
+  readonly chunksRead: number;
+  /** Values of [start, start+count) in C order, in native byte order. */
+  read(start: readonly number[], count: readonly number[], signal?: AbortSignal): Promise<TypedArray>;
+  /** The stored chunks, with grid coordinates (chunk index per dimension). */
+  chunks(): Promise<readonly StoredChunk[]>;
+}
+
+/** Open the dataset whose object header is at `address`, or say why it cannot be read here. */
+export async function openDataset(source: Hdf5Source, address: number, path: string): Promise<Hdf5Dataset> {
+  const messages = await readObjectHeader(source, address);
+  const need = (type: number, what: string) => {
+    const message = findMessage(messages, type);
+    if (!message) throw new Hdf5FormatError(`${path} has no ${what} message (not a dataset?)`);
+    return message.data;
+  };
+  const layout = decodeLayout(need(MessageType.layout, "data layout"), source);
+  const space = decodeDataspace(need(MessageType.dataspace, "dataspace"), source);
+  const type = decodeDatatype(need(MessageType.datatype, "datatype"), source);
+  if (findMessage(messages, MessageType.externalFiles)) throw new Hdf5UnsupportedError(`${path} is stored in external files`);
+  const pipeline = findMessage(messages, MessageType.filterPipeline);
+  const filters = pipeline ? decodeFilterPipeline(pipeline.data, source) : [];
+  const unsupported = unsupportedFilter(filters);
+  if (unsupported) throw new Hdf5UnsupportedError(`${path} is compressed with ${unsupported}`);
+  const fillMessage = findMessage(messages, MessageType.fillValue);
+  const oldFill = findMessage(messages, MessageType.fillValueOld);
+  const fill = fillMessage ? decodeFillValue(fillMessage.data, source) : oldFill ? decodeOldFillValue(oldFill.data, source) : undefined;
+  if (fill && fill.length !== type.size) throw new Hdf5UnsupportedError(`${path} has a fill value of another size than its type`);
+  if (layout.class === "chunked" && layout.chunkShape.length !== space.shape.length) {
+    throw new Hdf5FormatError(`${path} has chunks of another rank than its shape`);
+  }
+  return new Dataset(source, path, space.shape, space.maxShape, type, layout, filters, fill);
+}
+
+class Dataset implements Hdf5Dataset {
+  readonly chunkShape: readonly number[];
+  readonly storage: Layout["class"];
+  readonly chunkIndex?: ChunkIndexName;
+  chunksRead = 0;
+  private readonly chunkBytes: number;
+  private index?: Promise<Map<number, StoredChunk>>;
+  private fillChunk?: Uint8Array;
+
+  constructor(
+    private readonly source: Hdf5Source,
+    readonly path: string,
+    readonly shape: number[],
+    private readonly maxShape: number[],
+    private readonly type: Datatype,
+    private readonly layout: Layout,
+    private readonly filters: Filter[],
+    private readonly fill: Buffer | undefined,
+  ) {
+    this.chunkShape = layout.class === "chunked" ? layout.chunkShape : shape;
+    this.storage = layout.class;
+    if (layout.class === "chunked") {
+      const entry = Object.entries(ChunkIndexType).find(([, id]) => id === layout.indexType);
+      this.chunkIndex = entry?.[0] as ChunkIndexName | undefined;
+    }
+    this.chunkBytes = this.chunkShape.reduce((a, b) => a * b, 1) * type.size;
+  }
+
+  get kind(): ElementKind {
+    return this.type.kind;
+  }
+
+  get elementSize(): number {
+    return this.type.size;
+  }
+
+  async chunks(): Promise<readonly StoredChunk[]> {
+    return [...(await this.chunkMap()).values()];
+  }
+
+  async read(start: readonly number[], count: readonly number[], signal?: AbortSignal): Promise<TypedArray> {
+    signal?.throwIfAborted();
+    const rank = this.shape.length;
+    if (start.length !== rank || count.length !== rank || start.some((s, d) => s < 0 || count[d] < 0 || s + count[d] > this.shape[d])) {
+      throw new RangeError(`${this.path}: window [${start}] + [${count}] is outside the shape [${this.shape}]`);
+    }
+    const total = count.reduce((a, b) => a * b, 1);
+    if (total === 0) return typedArrayFor(this.kind, 0);
+    if (this.layout.class === "contiguous") return this.readContiguous(this.layout.address, start, count, signal);
+    const out = typedArrayFor(this.kind, total);
+    const outBytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+    const first = start.map((s, d) => Math.floor(s / this.chunkShape[d]));
+    const last = start.map((s, d) => Math.floor((s + count[d] - 1) / this.chunkShape[d]));
+    const wanted: number[][] = [];
+    forEachIndex(first, last, (coords) => wanted.push(coords.slice()));
+    if (wanted.length === 1 && start.every((s, d) => s === first[d] * this.chunkShape[d] && count[d] === this.chunkShape[d])) {
+      const bytes = await this.chunk(wanted[0], outBytes);
+      const result = bytes === outBytes ? out : this.asArray(bytes, total, bytes !== this.fillChunk && this.layout.class !== "compact");
+      this.toNativeOrder(result);
+      return result;
+    }
+    let next = 0;
+    const worker = async () => {
+      while (next < wanted.length) {
+        const coords = wanted[next++];
+        signal?.throwIfAborted();
+        this.copyRegion(await this.chunk(coords), coords, outBytes, start, count);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENT_CHUNKS, wanted.length) }, worker));
+    this.toNativeOrder(out);
+    return out;
+  }
+
+  /** Decoded bytes of the chunk at grid `coords` (the fill value if it was never written). */
+  private async chunk(coords: readonly number[], into?: Uint8Array): Promise<Uint8Array> {
+    if (this.layout.class === "compact") {
+      if (this.layout.data.length !== this.chunkBytes) throw new Hdf5FormatError(`${this.path}: compact data of the wrong size`);
+      return this.layout.data;
+    }
+    const stored = (await this.chunkMap()).get(this.linear(coords));
+    if (!stored) return this.filledChunk();
+    const partial = coords.some((c, d) => (c + 1) * this.chunkShape[d] > this.shape[d]);
+    const filters = this.layout.class === "chunked" && this.layout.unfilteredEdges && partial ? [] : this.filters;
+    const bytes = await this.source.bytes(stored.address, stored.size);
+    this.chunksRead++;
+    return decodeChunk(bytes, filters, stored.filterMask, this.chunkBytes, this.type.size, into);
+  }
+
+  private chunkMap(): Promise<Map<number, StoredChunk>> {
+    this.index ??= (async () => {
+      if (this.layout.class !== "chunked") return new Map();
+      const list = await storedChunks(this.source, this.layout, {
+        shape: this.shape,
+        maxShape: this.maxShape,
+        chunkShape: this.chunkShape,
+        chunkBytes: this.chunkBytes,
+      });
+      const map = new Map<number, StoredChunk>();
+      for (const chunk of list) {
+        // Chunks beyond the current extent (the dataset shrank) hold nothing readable.
+        if (chunk.coords.every((c, d) => c * this.chunkShape[d] < this.shape[d])) map.set(this.linear(chunk.coords), chunk);
+      }
+      return map;
+    })();
+    return this.index;
+  }
+
+  /** C-order position of a chunk in the grid of the current shape. */
+  private linear(coords: readonly number[]): number {
+    let i = 0;
+    coords.forEach((c, d) => (i = i * Math.ceil(this.shape[d] / this.chunkShape[d]) + c));
+    return i;
+  }
+
+  private filledChunk(): Uint8Array {
+    if (!this.fillChunk) {
+      this.fillChunk = new Uint8Array(this.chunkBytes);
+      this.fillWithFillValue(this.fillChunk);
+    }
+    return this.fillChunk;
+  }
+
+  private fillWithFillValue(bytes: Uint8Array): void {
+    const fill = this.fill;
+    if (fill && fill.some((b) => b !== 0)) for (let i = 0; i < bytes.length; i += fill.length) bytes.set(fill, i);
+  }
+
+  /** Copy the part of a chunk that falls in the window into the window's C-order bytes. */
+  private copyRegion(
+    chunk: Uint8Array,
+    coords: readonly number[],
+    out: Uint8Array,
+    start: readonly number[],
+    count: readonly number[],
+  ): void {
+    const rank = this.shape.length;
+    const es = this.type.size;
+    if (rank === 0) {
+      out.set(chunk.subarray(0, es));
+      return;
+    }
+    const cs = this.chunkShape;
+    const lo = coords.map((c, d) => Math.max(start[d], c * cs[d]));
+    const hi = coords.map((c, d) => Math.min(start[d] + count[d], (c + 1) * cs[d]) - 1);
+    const runBytes = (hi[rank - 1] - lo[rank - 1] + 1) * es;
+    const outer = lo.slice(0, rank - 1);
+    const outerHi = hi.slice(0, rank - 1);
+    const index = [...outer, lo[rank - 1]];
+    forEachIndex(outer, outerHi, (o) => {
+      for (let d = 0; d < rank - 1; d++) index[d] = o[d];
+      let inChunk = 0;
+      let inOut = 0;
+      for (let d = 0; d < rank; d++) {
+        inChunk = inChunk * cs[d] + (index[d] - coords[d] * cs[d]);
+        inOut = inOut * count[d] + (index[d] - start[d]);
+      }
+      out.set(chunk.subarray(inChunk * es, inChunk * es + runBytes), inOut * es);
+    });
+  }
+
+  /** A typed array of decoded bytes, a view when they are the caller's alone and fill their own buffer. */
+  private asArray(bytes: Uint8Array, total: number, owned: boolean): TypedArray {
+    const Ctor = typedArrayFor(this.kind, 0).constructor as new (buffer: ArrayBufferLike, offset: number, length: number) => TypedArray;
+    if (owned && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return new Ctor(bytes.buffer, 0, total);
+    const out = typedArrayFor(this.kind, total);
+    new Uint8Array(out.buffer).set(bytes);
+    return out;
+  }
+
+  private toNativeOrder(values: TypedArray): void {
+    if (!this.type.bigEndian || this.type.size === 1) return;
+    const b = Buffer.from(values.buffer, values.byteOffset, values.byteLength);
+    if (this.type.size === 2) b.swap16();
+    else if (this.type.size === 4) b.swap32();
+    else b.swap64();
+  }
+
+  private async readContiguous(
+    address: number,
+    start: readonly number[],
+    count: readonly number[],
+    signal?: AbortSignal,
+  ): Promise<TypedArray> {
+    if (address < 0) {
+      const out = typedArrayFor(
+        this.kind,
+        count.reduce((a, b) => a * b, 1),
+      );
+      this.fillWithFillValue(new Uint8Array(out.buffer));
+      this.toNativeOrder(out);
+      return out;
+    }
+    const es = this.type.size;
+    const strides = this.shape.map((_, d) => this.shape.slice(d + 1).reduce((a, b) => a * b, 1));
+    return readHyperslab(
+      {
+        shape: this.shape,
+        dtype: this.kind,
+        bigEndian: this.type.bigEndian,
+        contiguousDims: this.shape.length,
+        position: (index) => address + index.reduce((p, i, d) => p + i * strides[d], 0) * es,
+        readBytes: (into, position) => this.source.readInto(into, position),
+      },
+      start,
+      count,
+      signal,
+    );
+  }
+}
+
+/** Call `visit` with every index tuple from `lo` to `hi` inclusive, last dimension fastest. */
+function forEachIndex(lo: readonly number[], hi: readonly number[], visit: (index: readonly number[]) => void): void {
+  const index = lo.slice();
+  if (lo.some((l, d) => l > hi[d])) return;
+  for (;;) {
+    visit(index);
+    let d = index.length - 1;
+    while (d >= 0 && index[d] === hi[d]) {
+      index[d] = lo[d];
+      d--;
+    }
+    if (d < 0) return;
+    index[d]++;
+  }
+}

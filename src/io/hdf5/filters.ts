@@ -1,0 +1,118 @@
+/**
+ * Undoing a chunk's filter pipeline: deflate through node:zlib's asynchronous inflate (it runs
+ * on libuv's thread pool, so chunks decode in parallel), shuffle in a tight loop, fletcher32
+ * verified and stripped. Any other filter, or a chunk that skipped a filter, is unsupported.
+ */
+import { promisify } from "node:util";
+import { inflate } from "node:zlib";
+import type { Filter } from "./messages.js";
+import { Hdf5FormatError, Hdf5UnsupportedError } from "./source.js";
+
+const inflateAsync = promisify(inflate) as (buffer: Uint8Array, options: { chunkSize: number }) => Promise<Buffer>;
+
+export const FilterId = { deflate: 1, shuffle: 2, fletcher32: 3 } as const;
+const SUPPORTED = new Set<number>(Object.values(FilterId));
+
+/** Why this pipeline cannot be read here, or undefined if it can. */
+export function unsupportedFilter(filters: readonly Filter[]): string | undefined {
+  const other = filters.find((f) => !SUPPORTED.has(f.id));
+  return other ? `HDF5 filter ${other.id}${other.name ? ` (${other.name})` : ""}` : undefined;
+}
+
+/**
+ * The chunk's bytes as the datatype stores them, `chunkBytes` long. When the last step is the
+ * unshuffle and `into` is given, it writes there, so a whole-chunk read needs no extra copy.
+ */
+export async function decodeChunk(
+  stored: Buffer,
+  filters: readonly Filter[],
+  filterMask: number,
+  chunkBytes: number,
+  elementSize: number,
+  into?: Uint8Array,
+): Promise<Uint8Array> {
+  if (filterMask !== 0 && filters.some((_, i) => filterMask & (1 << i))) {
+    throw new Hdf5UnsupportedError("a chunk stored with some of its filters skipped");
+  }
+  let data: Uint8Array = stored;
+  for (let i = filters.length - 1; i >= 0; i--) {
+    const filter = filters[i];
+    const last = i === 0;
+    switch (filter.id) {
+      case FilterId.deflate:
+        // One output buffer of the chunk's size: inflate then hands it back without concatenating.
+        try {
+          data = await inflateAsync(data, { chunkSize: Math.max(64, chunkBytes) });
+        } catch (e) {
+          throw new Hdf5FormatError(`a chunk does not inflate: ${e instanceof Error ? e.message : String(e)}`);
+        }
+        break;
+      case FilterId.shuffle:
+        data = unshuffle(data, filter.clientData[0] ?? elementSize, last && into ? into : new Uint8Array(data.length));
+        break;
+      case FilterId.fletcher32:
+        data = checkFletcher32(data);
+        break;
+      default:
+        throw new Hdf5UnsupportedError(`HDF5 filter ${filter.id}`);
+    }
+  }
+  if (data.length !== chunkBytes) throw new Hdf5FormatError(`a chunk decoded to ${data.length} bytes instead of ${chunkBytes}`);
+  return data;
+}
+
+/** Shuffle stores byte k of every element together; put each element's bytes back side by side. */
+export function unshuffle(src: Uint8Array, size: number, dst: Uint8Array): Uint8Array {
+  const n = Math.floor(src.length / size);
+  if (size <= 1 || n <= 1) {
+    dst.set(src);
+    return dst;
+  }
+  for (let k = 0; k < size; k++) {
+    const plane = k * n;
+    for (let i = 0, j = k; i < n; i++, j += size) dst[j] = src[plane + i];
+  }
+  // Bytes beyond whole elements were left in place by the shuffle filter.
+  const tail = n * size;
+  if (tail < src.length) dst.set(src.subarray(tail), tail);
+  return dst;
+}
+
+/** Verify the trailing Fletcher-32 checksum (as HDF5 computes it, or byte-swapped as before 1.6.3) and drop it. */
+function checkFletcher32(data: Uint8Array): Uint8Array {
+  if (data.length < 4) throw new Hdf5FormatError("a fletcher32 chunk shorter than its checksum");
+  const body = data.subarray(0, data.length - 4);
+  const t = data.length - 4;
+  const stored = (data[t] | (data[t + 1] << 8) | (data[t + 2] << 16) | (data[t + 3] << 24)) >>> 0;
+  const sum = fletcher32(body);
+  const swapped = (((sum & 0xff) << 24) | ((sum & 0xff00) << 8) | ((sum >>> 8) & 0xff00) | (sum >>> 24)) >>> 0;
+  if (stored !== sum && stored !== swapped) throw new Hdf5FormatError("a chunk fails its fletcher32 checksum");
+  return body;
+}
+
+function fletcher32(data: Uint8Array): number {
+  let sum1 = 0;
+  let sum2 = 0;
+  let words = data.length >> 1;
+  let p = 0;
+  while (words > 0) {
+    let run = Math.min(words, 360);
+    words -= run;
+    while (run-- > 0) {
+      sum1 += (data[p] << 8) | data[p + 1];
+      p += 2;
+      sum2 += sum1;
+    }
+    sum1 = (sum1 & 0xffff) + (sum1 >>> 16);
+    sum2 = (sum2 & 0xffff) + (sum2 >>> 16);
+  }
+  if (data.length & 1) {
+    sum1 += data[p] << 8;
+    sum2 += sum1;
+    sum1 = (sum1 & 0xffff) + (sum1 >>> 16);
+    sum2 = (sum2 & 0xffff) + (sum2 >>> 16);
+  }
+  sum1 = (sum1 & 0xffff) + (sum1 >>> 16);
+  sum2 = (sum2 & 0xffff) + (sum2 >>> 16);
+  return ((sum2 << 16) | sum1) >>> 0;
+}

@@ -1,0 +1,124 @@
+/**
+ * The chunk reader's promises beyond equal values: the fixtures exercise every chunk index,
+ * a whole-chunk read decodes one chunk, several chunks decode concurrently, refusals name
+ * their reason, and damaged files fail with a clear error rather than a crash or a hang.
+ */
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { CorruptDataError } from "../../../src/cube/errors.js";
+import { Hdf5FormatError, Hdf5UnsupportedError, openHdf5Chunks } from "../../../src/io/hdf5/index.js";
+import { EXPECTED, FIXTURES, expectedValues, window } from "./expected.js";
+
+describe("chunk reader", () => {
+  it("the fixtures cover every chunk index and storage", async () => {
+    const seen = new Set<string>();
+    for (const [file, datasets] of Object.entries(EXPECTED)) {
+      const h5 = await openHdf5Chunks(FIXTURES + file);
+      for (const path of Object.keys(datasets)) {
+        const ds = (await h5.dataset(path))!;
+        seen.add(ds.chunkIndex ?? ds.storage);
+      }
+      await h5.close();
+    }
+    assert.deepEqual([...seen].sort(), [
+      "btreeV1",
+      "btreeV2",
+      "compact",
+      "contiguous",
+      "extensibleArray",
+      "fixedArray",
+      "implicit",
+      "single",
+    ]);
+  });
+
+  it("reads one whole chunk with one chunk read, and each chunk of a window once", async () => {
+    const h5 = await openHdf5Chunks(FIXTURES + "netcdf4py.nc");
+    const ds = (await h5.dataset("var0"))!;
+    const all = expectedValues(EXPECTED["netcdf4py.nc"].var0);
+    const one = await ds.read([3, 0, 0], [1, 6, 8]);
+    assert.equal(ds.chunksRead, 1);
+    assert.deepEqual(Array.from(one), window(all, [5, 6, 8], [3, 0, 0], [1, 6, 8]));
+    await ds.read([1, 2, 3], [3, 2, 2]);
+    assert.equal(ds.chunksRead, 4);
+    await h5.close();
+  });
+
+  it("missing datasets are undefined and unsupported filters are named", async () => {
+    const h5 = await openHdf5Chunks(FIXTURES + "latest.h5");
+    assert.equal(await h5.dataset("no/such"), undefined);
+    await assert.rejects(h5.dataset("lzf"), (e: Error) => e instanceof Hdf5UnsupportedError && /HDF5 filter 32000 \(lzf\)/.test(e.message));
+    await h5.close();
+  });
+
+  it("refuses a window outside the shape", async () => {
+    const h5 = await openHdf5Chunks(FIXTURES + "earliest.h5");
+    const ds = (await h5.dataset("deflate"))!;
+    await assert.rejects(ds.read([15, 0], [6, 1]), RangeError);
+    await h5.close();
+  });
+
+  describe("damaged files", () => {
+    let dir: string;
+    before(async () => {
+      dir = await mkdtemp(join(tmpdir(), "strata-hdf5-"));
+    });
+    after(async () => {
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    async function failure(bytes: Uint8Array, path: string): Promise<Error> {
+      const file = join(dir, `f${Math.random().toString(36).slice(2)}.h5`);
+      await writeFile(file, bytes);
+      try {
+        const h5 = await openHdf5Chunks(file);
+        try {
+          const ds = await h5.dataset(path);
+          await ds?.read(
+            ds.shape.map(() => 0),
+            ds.shape,
+          );
+          assert.fail("read a damaged file");
+        } finally {
+          await h5.close();
+        }
+      } catch (e) {
+        assert.ok(e instanceof Error && !(e instanceof assert.AssertionError), String(e));
+        return e;
+      }
+    }
+
+    it("a file that is not HDF5", async () => {
+      const e = await failure(new Uint8Array(3000).fill(7), "x");
+      assert.ok(e instanceof CorruptDataError);
+      assert.match(e.message, /not an HDF5 file/);
+    });
+
+    it("the signature followed by junk", async () => {
+      const e = await failure(await readFile(new URL("../../fixtures/hostile/junk_after_signature.h5", import.meta.url)), "x");
+      assert.ok(e instanceof Hdf5FormatError || e instanceof Hdf5UnsupportedError, `${e.constructor.name}: ${e.message}`);
+    });
+
+    for (const keep of [200, 1500, 4000, 20000]) {
+      it(`latest.h5 cut after ${keep} bytes`, async () => {
+        const bytes = (await readFile(FIXTURES + "latest.h5")).subarray(0, keep);
+        const e = await failure(bytes, "earray");
+        assert.ok(e instanceof CorruptDataError, `${e.constructor.name}: ${e.message}`);
+      });
+    }
+
+    it("chunk data overwritten with garbage", async () => {
+      const bytes = new Uint8Array(await readFile(FIXTURES + "earliest.h5"));
+      const h5 = await openHdf5Chunks(FIXTURES + "earliest.h5");
+      const chunks = await (await h5.dataset("deflate"))!.chunks();
+      await h5.close();
+      bytes.fill(0x5a, chunks[0].address, chunks[0].address + chunks[0].size);
+      const e = await failure(bytes, "deflate");
+      assert.ok(e instanceof CorruptDataError);
+      assert.match(e.message, /does not inflate/);
+    });
+  });
+});
