@@ -1,5 +1,5 @@
 /** `strata serve`: run the server until SIGTERM/SIGINT, then stop gracefully. */
-import { chmod, writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Command, parseCommandArgs } from "./command.js";
 import { SERVE_OPTIONS, resolveServeConfig } from "./serveConfig.js";
@@ -51,13 +51,15 @@ export const INITIAL_PASSWORD_FILE = "initial-admin-password";
  * written to a file under the data directory that only the server's user can read, and
  * only that file's place is printed.
  */
-async function handOver(password: string, dataDir: string, terminal: boolean): Promise<string> {
+export async function handOver(password: string, dataDir: string, terminal: boolean): Promise<string> {
   const change = "change it with: strata user passwd admin";
   if (terminal) {
     return `\nFirst start: created the user "admin" with the one-time password\n\n    ${password}\n\nIt is shown only now and stored nowhere in clear; ${change}\n\n`;
   }
   const file = join(dataDir, INITIAL_PASSWORD_FILE);
-  await writeFile(file, `${password}\n`, { mode: 0o600 });
-  await chmod(file, 0o600); // an older file keeps its mode through writeFile
+  // A fresh file, created 0600 before a byte is written: an older file would keep its mode
+  // while the password is written into it, and a symlink would put it wherever it points.
+  await rm(file, { force: true });
+  await writeFile(file, `${password}\n`, { mode: 0o600, flag: "wx" });
   return `\nFirst start: created the user "admin"; its one-time password is in ${file} (readable only by this user). Sign in, ${change}, and delete the file.\n\n`;
 }

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { InvalidInputError, NotFoundError } from "../cube/errors.js";
-import { activeJobWithOption, appendMessage } from "../jobs/jobStore.js";
+import { appendMessage } from "../jobs/jobStore.js";
 import type { JobRecord, JsonObject } from "../jobs/types.js";
 import { type Viewer, canRunAnalysis, isAdmin } from "../portal/access.js";
 import { AuthError } from "../portal/errors.js";
@@ -21,16 +21,17 @@ import { signedIn, viewerOf } from "./auth.js";
 import type { AppContext } from "./context.js";
 import { HttpError } from "./errors.js";
 import type { HtmlPage } from "./html.js";
-import { redactSecrets } from "./logRedaction.js";
+import { isSecretName, redactSecrets } from "./logRedaction.js";
 import { requestParams } from "./params.js";
 import { type Answer, resource } from "./route.js";
+import { refuseHeldServiceName } from "./serviceNames.js";
 
 export const TOOLS_PATH = "/rest/services/System/RasterAnalysisTools/GPServer";
 /** The names a task's output is published under (SPEC §2: the second is an alias). */
 export const OUTPUT_PARAM = "outputMultidimensionalRaster";
 const RESULT_ALIASES = [OUTPUT_PARAM, "result"];
-/** Request parameters never stored or echoed. */
-const SECRETS = new Set(["token", "f", "password"]);
+/** Request parameters never stored or echoed, besides credentials (`isSecretName`). */
+const NOT_INPUTS = new Set(["f"]);
 
 export function registerGpServer(app: FastifyInstance, ctx: AppContext): void {
   const tools = toolsUrl(ctx.urls);
@@ -181,15 +182,12 @@ async function submit(ctx: AppContext, request: FastifyRequest, task: TaskDefini
   await requireStorage(ctx.db, ctx.store, viewer!, ctx.limits.quotaBytes, "outputName");
   const inputs: JsonObject = {};
   // Echoed to whoever reads the job: never a credential, even inside a URL a parameter holds.
-  for (const [k, v] of Object.entries(params)) if (!SECRETS.has(k.toLowerCase())) inputs[k] = redactSecrets(v);
+  for (const [k, v] of Object.entries(params)) if (!NOT_INPUTS.has(k.toLowerCase()) && !isSecretName(k)) inputs[k] = redactSecrets(v);
   const options: JobOptions & { output: unknown } = { dataDir: ctx.store.dataDir, task: parsed.options, output: parsed.output };
-  // Checked and claimed with nothing in between (both synchronous): of two submits naming
-  // the same new service, the second is refused now rather than failing at the end.
-  if (parsed.output.kind === "create" && activeJobWithOption(ctx.db, "$.output.serviceName", parsed.output.serviceName)) {
-    throw new InvalidInputError(`outputName: the service name ${parsed.output.serviceName} is the output of a job that has not finished`, {
-      parameter: "outputName",
-    });
-  }
+  // Checked again and claimed (the job's record holds the name) with nothing in between, both
+  // synchronous: of two submits naming the same new service, or a submit and a publish, the
+  // second is refused now rather than failing at the end. The parse checked before awaits.
+  if (parsed.output.kind === "create") refuseHeldServiceName(ctx.db, parsed.output.serviceName, "outputName");
   const job = ctx.jobs.submit(task.info.name, viewer!.username, inputs, options);
   for (const w of parsed.warnings) appendMessage(ctx.db, job.id, { type: "esriJobMessageTypeWarning", description: w });
   request.log.info({ jobId: job.id, task: task.info.name, owner: viewer!.username }, "job submitted");
@@ -214,7 +212,8 @@ export function jobJson(job: JobRecord, withMessages: boolean): Record<string, u
     // The alias is listed too: clients look a result up here before fetching it.
     results: job.status === "esriJobSucceeded" ? Object.fromEntries(RESULT_ALIASES.map((n) => [n, { paramUrl: `results/${n}` }])) : {},
     inputs: Object.fromEntries(Object.keys(job.inputs).map((k) => [k, { paramUrl: `inputs/${k}` }])),
-    ...(withMessages ? { messages: job.messages } : {}),
+    // A message may quote an input URL with its token (a remote store's refusal).
+    ...(withMessages ? { messages: job.messages.map((m) => ({ ...m, description: redactSecrets(m.description) })) } : {}),
     // Not in ArcGIS's job JSON; clients that know them show how long a job waited and ran.
     submitted: job.submitted,
     ...(job.started !== undefined ? { started: job.started } : {}),
@@ -229,7 +228,8 @@ function resultJson(job: JobRecord, name: string): Record<string, unknown> {
 function inputJson(ctx: AppContext, job: JobRecord, name: string): Record<string, unknown> {
   const task = ctx.tasks.get(job.task);
   const spec = task?.info.parameters.find((p) => p.name === name || p.aliases?.includes(name));
-  const raw = job.inputs[name];
+  // Redacted at submit; again here for jobs stored before that was so.
+  const raw = typeof job.inputs[name] === "string" ? redactSecrets(job.inputs[name]) : job.inputs[name];
   let value: unknown = raw;
   if (typeof raw === "string" && /^\s*[[{]/.test(raw)) {
     try {

@@ -8,12 +8,12 @@
  * (multipartBody.ts), and unpacking, checking and converting run on a bulk work thread
  * within the owner's storage quota; a refused request leaves nothing behind.
  */
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { InvalidInputError, NotFoundError } from "../cube/errors.js";
 import { type Viewer, canRead, canRunAnalysis } from "../portal/access.js";
 import { AuthError } from "../portal/errors.js";
 import { SERVICE_NAME_PATTERN } from "../portal/itemFields.js";
-import { type NewItem, checkNewItem, createItem, getItem, getItemByServiceName } from "../portal/items.js";
+import { type Item, type NewItem, checkNewItem, createItem, getItem } from "../portal/items.js";
 import { sameUsername } from "../portal/users.js";
 import { datasetFile, datasetIdOf, publishOutput } from "../services/publish.js";
 import { storageLeft } from "../services/quota.js";
@@ -23,7 +23,8 @@ import { clientGone } from "./clientGone.js";
 import type { AppContext } from "./context.js";
 import type { UploadedFile } from "./multipartBody.js";
 import { requestParams } from "./params.js";
-import { resource } from "./route.js";
+import { type Answer, resource } from "./route.js";
+import { holdServiceName } from "./serviceNames.js";
 
 const PREFIXES = ["/sharing/rest/content/users/:username", "/sharing/rest/content/users/:username/:folderId"];
 
@@ -85,56 +86,69 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
           parameter: "publishParameters",
         });
       }
-      if (getItemByServiceName(ctx.db, serviceName))
-        throw new InvalidInputError(`publishParameters.name: the service name ${serviceName} is already taken`, {
-          parameter: "publishParameters",
-        });
-      const left = await storageLeft(ctx.db, ctx.store, viewer, ctx.limits.quotaBytes);
-      const overQuota = () =>
-        new InvalidInputError(
-          "publishing it needs more storage than your quota has left: delete items you no longer need, or ask an admin to raise it",
-          {
-            parameter: "itemId",
-          },
-        );
-      if (left <= 0) throw overQuota();
-      const dir = await ctx.store
-        .resolve(datasetId)
-        .catch(() => Promise.reject(new NotFoundError(`the data of item ${source.id} is missing`)));
-      const converted = await ctx.work.run(
-        "copyIntoStore",
-        { dataDir: ctx.store.dataDir, source: datasetFile(dir, source), label: `item ${source.id}` },
-        { lane: "bulk", signal: clientGone(reply) },
-      );
-      const target = {
-        kind: "create" as const,
-        serviceName,
-        itemProperties: { title: source.title, description: source.description, tags: source.tags },
-      };
+      // Held from here until its item exists or it fails: a job submitted meanwhile with this
+      // name is refused at submit, as this is when a job not yet finished will create it.
+      const release = holdServiceName(ctx.db, serviceName, "publishParameters", "publishParameters.name");
       try {
-        // Its size is known only once converted.
-        if (converted.bytes > left) throw overQuota();
-        const published = await publishOutput(ctx.db, ctx.store, ctx.urls, target, viewer.username, converted.datasetId);
-        return {
-          body: {
-            services: [
-              {
-                type: "Image Service",
-                serviceurl: published.url,
-                serviceItemId: published.itemId,
-                size: converted.bytes,
-                encodedServiceURL: published.url,
-              },
-            ],
-          },
-        };
-      } catch (e) {
-        await ctx.store.remove(converted.datasetId).catch(() => undefined);
-        throw e instanceof InvalidInputError && e.parameter !== "itemId"
-          ? new InvalidInputError(`publishParameters.name: ${e.message}`, { parameter: "publishParameters" })
-          : e;
+        return await publishItem(ctx, reply, viewer, source, datasetId, serviceName);
+      } finally {
+        release();
       }
     });
+  }
+}
+
+/** Convert an uploaded raster item into the store and publish it as `serviceName`. */
+async function publishItem(
+  ctx: AppContext,
+  reply: FastifyReply,
+  viewer: NonNullable<Viewer>,
+  source: Item,
+  datasetId: string,
+  serviceName: string,
+): Promise<Answer> {
+  const left = await storageLeft(ctx.db, ctx.store, viewer, ctx.limits.quotaBytes);
+  const overQuota = () =>
+    new InvalidInputError(
+      "publishing it needs more storage than your quota has left: delete items you no longer need, or ask an admin to raise it",
+      {
+        parameter: "itemId",
+      },
+    );
+  if (left <= 0) throw overQuota();
+  const dir = await ctx.store.resolve(datasetId).catch(() => Promise.reject(new NotFoundError(`the data of item ${source.id} is missing`)));
+  const converted = await ctx.work.run(
+    "copyIntoStore",
+    { dataDir: ctx.store.dataDir, source: datasetFile(dir, source), label: `item ${source.id}` },
+    { lane: "bulk", signal: clientGone(reply) },
+  );
+  const target = {
+    kind: "create" as const,
+    serviceName,
+    itemProperties: { title: source.title, description: source.description, tags: source.tags },
+  };
+  try {
+    // Its size is known only once converted.
+    if (converted.bytes > left) throw overQuota();
+    const published = await publishOutput(ctx.db, ctx.store, ctx.urls, target, viewer.username, converted.datasetId);
+    return {
+      body: {
+        services: [
+          {
+            type: "Image Service",
+            serviceurl: published.url,
+            serviceItemId: published.itemId,
+            size: converted.bytes,
+            encodedServiceURL: published.url,
+          },
+        ],
+      },
+    };
+  } catch (e) {
+    await ctx.store.remove(converted.datasetId).catch(() => undefined);
+    throw e instanceof InvalidInputError && e.parameter !== "itemId"
+      ? new InvalidInputError(`publishParameters.name: ${e.message}`, { parameter: "publishParameters" })
+      : e;
   }
 }
 
