@@ -22,19 +22,19 @@ export function timeTileEdge(slices: number, budgetBytes = TIME_TILE_BUDGET_BYTE
 }
 
 /**
- * The tiles of edge `edge` covering `window`, row of tiles by row of tiles, each as a window
+ * The tiles of edge `edge` (`width` across, when another) covering `window`, row of tiles by row of tiles, each as a window
  * of the source (absolute pixels) with its offset in the window (`ox`, `oy`).
  * @example
  * for (const t of windowTiles({ x: 10, y: 0, width: 300, height: 100 }, 256)) console.log(t.x, t.ox, t.width);
  */
-export function windowTiles(window: Window, edge: number): (Window & { readonly ox: number; readonly oy: number })[] {
+export function windowTiles(window: Window, edge: number, width = edge): (Window & { readonly ox: number; readonly oy: number })[] {
   const out: (Window & { ox: number; oy: number })[] = [];
   for (let oy = 0; oy < window.height; oy += edge) {
-    for (let ox = 0; ox < window.width; ox += edge) {
+    for (let ox = 0; ox < window.width; ox += width) {
       out.push({
         x: window.x + ox,
         y: window.y + oy,
-        width: Math.min(edge, window.width - ox),
+        width: Math.min(width, window.width - ox),
         height: Math.min(edge, window.height - oy),
         ox,
         oy,

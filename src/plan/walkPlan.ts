@@ -5,7 +5,10 @@
  *   once (time stored whole, or one tile covers the window) or when nothing else fits;
  * - `stream`: runs of slices in storage order over bands of rows, for methods whose state is
  *   per-pixel accumulators of groups × grid; every stored chunk is read once per band and
- *   pass, and the band is the whole window unless the accumulators would not fit.
+ *   pass, and the band is the whole window unless the accumulators would not fit;
+ * - `transpose`: for methods that need each pixel's whole series (medians, Kendall), runs of
+ *   slices in storage order over the whole window, written once into time-whole tiles of
+ *   the job's scratch, which the tile walk then reads.
  * The plan says why it was chosen, for the job's messages. Knows the cube model only.
  */
 import { STD_TIME, type IndexRange, type Variable, type Window } from "../cube/types.js";
@@ -37,6 +40,12 @@ export type WalkPlan =
       readonly bandRows: number;
       /** Runs of slices along StdTime, each a whole number of stored chunks. */
       readonly runs: readonly IndexRange[];
+    }
+  | {
+      readonly kind: "transpose";
+      readonly reason: string;
+      /** Runs of slices along StdTime over the whole window, each a whole number of stored chunks. */
+      readonly runs: readonly IndexRange[];
     };
 
 /**
@@ -62,9 +71,11 @@ export function chooseWalk(
     };
   if (tiles === 1) return { kind: "tile", reason: `${v.name} is small enough to hold whole (one tile through its ${slices} time steps)` };
   if (!shape) {
+    const runs = storageRuns(slices, timeChunk, window.height * window.width * 8);
     return {
-      kind: "tile",
-      reason: `${v.name} is stored ${timeChunk} time step(s) per chunk; this method needs each pixel's whole series, read as ${tiles} tiles through time`,
+      kind: "transpose",
+      reason: `${v.name} is stored ${timeChunk} time step(s) per chunk and this method needs each pixel's whole series: transposing its ${slices} time steps once in storage order (${runs.length} runs, each chunk read once) into ${tiles} time-whole tiles`,
+      runs,
     };
   }
   const perRow = shape.bytesPerPixelGroup * shape.groups * window.width;
@@ -82,13 +93,7 @@ export function chooseWalk(
     };
   }
   const bands = Math.ceil(window.height / Math.min(bandRows, window.height));
-  // Several chunks a run when slices are small: fewer, larger reads; about RUN_BYTES each.
-  const bandBytes = Math.min(bandRows, window.height) * window.width * 8;
-  // At least MIN_RUNS runs where the chunks allow, so threads have runs to share.
-  const chunksPerRun = Math.max(1, Math.min(Math.floor(RUN_BYTES / (timeChunk * bandBytes)), Math.floor(slices / timeChunk / MIN_RUNS)));
-  const step = timeChunk * chunksPerRun;
-  const runs: IndexRange[] = [];
-  for (let s = 0; s < slices; s += step) runs.push([s, Math.min(slices, s + step)]);
+  const runs = storageRuns(slices, timeChunk, Math.min(bandRows, window.height) * window.width * 8);
   const reads =
     bands === 1
       ? "each chunk is read once per pass"
@@ -101,14 +106,28 @@ export function chooseWalk(
   };
 }
 
+/**
+ * Runs of whole stored chunks along time, about RUN_BYTES of a band each (several chunks a
+ * run when slices are small: fewer, larger reads), and at least MIN_RUNS where the chunks
+ * allow, so threads have runs to share.
+ */
+function storageRuns(slices: number, timeChunk: number, bandBytes: number): IndexRange[] {
+  const chunksPerRun = Math.max(1, Math.min(Math.floor(RUN_BYTES / (timeChunk * bandBytes)), Math.floor(slices / timeChunk / MIN_RUNS)));
+  const step = timeChunk * chunksPerRun;
+  const runs: IndexRange[] = [];
+  for (let s = 0; s < slices; s += step) runs.push([s, Math.min(slices, s + step)]);
+  return runs;
+}
+
 const mb = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`;
 
-/** The walk of a whole cube: tiles unless every variable streams, then one band height for all. */
+/** The walk of a whole cube: tiles unless every variable streams (or every one transposes). */
 export type CubeWalk =
   | { readonly kind: "tile"; readonly note: string }
   | {
-      readonly kind: "stream";
+      readonly kind: "stream" | "transpose";
       readonly note: string;
+      /** Rows per band when streaming; the window's height when transposing. */
       readonly bandRows: number;
       /** Each variable's runs. */
       readonly runs: Readonly<Record<string, readonly IndexRange[]>>;
@@ -117,20 +136,24 @@ export type CubeWalk =
     };
 
 /**
- * Stream only when every variable streams (they share the grid, so one band height serves).
+ * Stream (or transpose) only when every variable does (they share the grid, so one band
+ * height serves).
  * @example
- * const walk = cubeWalk(new Map([["tas", chooseWalk(v, window, shape, tiles)]]), "tiles through time");
+ * const walk = cubeWalk(new Map([["tas", chooseWalk(v, window, shape, tiles)]]), window, "tiles through time");
  */
-export function cubeWalk(walks: ReadonlyMap<string, WalkPlan>, tiles: string): CubeWalk {
+export function cubeWalk(walks: ReadonlyMap<string, WalkPlan>, window: Window, tiles: string): CubeWalk {
   const all = [...walks.values()];
   const note = all.map((w) => w.reason).join("; ");
-  const streams = all.filter((w): w is Extract<WalkPlan, { kind: "stream" }> => w.kind === "stream");
-  if (streams.length < all.length || streams.length === 0) return { kind: "tile", note: `Walking ${tiles}: ${note}.` };
-  return {
-    kind: "stream",
-    note: `Streaming in storage order: ${note}.`,
-    bandRows: Math.min(...streams.map((w) => w.bandRows)),
-    runs: Object.fromEntries([...walks].map(([name, w]) => [name, (w as Extract<WalkPlan, { kind: "stream" }>).runs])),
-    shares: Math.min(...streams.map((w) => w.runs.length)),
-  };
+  for (const kind of ["stream", "transpose"] as const) {
+    const alike = all.filter((w): w is Extract<WalkPlan, { kind: typeof kind }> => w.kind === kind);
+    if (alike.length === 0 || alike.length < all.length) continue;
+    return {
+      kind,
+      note: `${kind === "stream" ? "Streaming in storage order" : "Transposing in storage order"}: ${note}.`,
+      bandRows: Math.min(...alike.map((w) => ("bandRows" in w ? w.bandRows : window.height))),
+      runs: Object.fromEntries([...walks].map(([name, w]) => [name, (w as (typeof alike)[number]).runs])),
+      shares: Math.min(...alike.map((w) => w.runs.length)),
+    };
+  }
+  return { kind: "tile", note: `Walking ${tiles}: ${note}.` };
 }

@@ -1,15 +1,21 @@
 /**
  * A job's scratch space: named blobs one pass of a walk leaves for the next (a share's
- * accumulators, their merge). It lives inside the job's pending dataset, so whatever removes
+ * accumulators, their merge; an input transposed into time-whole tiles, written by several
+ * shares at once in disjoint byte ranges, hence the positional reads and writes). It lives inside the job's pending dataset, so whatever removes
  * an uncommitted dataset (abort, the sweep at start) removes it too; `remove` drops it
  * before the dataset is committed.
  */
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 export interface Scratch {
   write(name: string, bytes: Uint8Array): Promise<void>;
   read(name: string): Promise<Uint8Array>;
+  /** Write `bytes` at `position` of `name`, creating it if need be but never truncating it. */
+  writeAt(name: string, bytes: Uint8Array, position: number): Promise<void>;
+  /** Fill `into` from `position` of `name`; a range never written reads as an error. */
+  readAt(name: string, into: Uint8Array, position: number): Promise<void>;
   remove(): Promise<void>;
 }
 
@@ -33,6 +39,31 @@ export function scratchIn(datasetPath: string): Scratch {
     },
     async read(name) {
       return new Uint8Array(await readFile(at(name)));
+    },
+    async writeAt(name, bytes, position) {
+      await mkdir(dir, { recursive: true });
+      // No O_TRUNC: other shares write other ranges of the same file meanwhile.
+      const file = await open(at(name), constants.O_RDWR | constants.O_CREAT, 0o600);
+      try {
+        for (let done = 0; done < bytes.byteLength;) {
+          const { bytesWritten } = await file.write(bytes, done, bytes.byteLength - done, position + done);
+          done += bytesWritten;
+        }
+      } finally {
+        await file.close();
+      }
+    },
+    async readAt(name, into, position) {
+      const file = await open(at(name), "r");
+      try {
+        for (let done = 0; done < into.byteLength;) {
+          const { bytesRead } = await file.read(into, done, into.byteLength - done, position + done);
+          if (bytesRead === 0) throw new RangeError(`scratch ${name} ends before byte ${position + into.byteLength}`);
+          done += bytesRead;
+        }
+      } finally {
+        await file.close();
+      }
     },
     remove: () => rm(dir, { recursive: true, force: true }),
   };

@@ -1,8 +1,9 @@
 /**
  * The anomaly's walk, chosen per input (plan/walkPlan.ts): for the mean methods on inputs
  * stored a few time steps per chunk, two passes in storage order (sums per group, merged
- * across shares through the job's scratch; then the anomalies); otherwise the tile walk
- * through time (analysis/anomaly.ts).
+ * across shares through the job's scratch; then the anomalies); for the median methods on
+ * such inputs, the input transposed once into time-whole tiles of the scratch, then the tile
+ * walk over those; otherwise the tile walk through time (analysis/anomaly.ts).
  */
 import { type AnomalyPlan, anomalyTileEdge, computeAnomaly } from "../analysis/anomaly.js";
 import {
@@ -15,6 +16,7 @@ import {
 } from "../analysis/anomalyStream.js";
 import { GroupMoments } from "../analysis/groupMoments.js";
 import { type StreamUnit, streamUnits } from "../analysis/runs.js";
+import { transposeWalk } from "./transposeWalk.js";
 import { groupKeys } from "../analysis/groups.js";
 import { statisticsAccumulator } from "../analysis/statistics.js";
 import { TIME_TILE_BUDGET_BYTES, windowTiles } from "../analysis/tiles.js";
@@ -27,7 +29,8 @@ import type { OpenedInput, VariableStatistics } from "./common.js";
 /** The walk of an anomaly: the tile walk, or streaming passes with each variable's bands and runs. */
 export type AnomalyWalk =
   | { readonly kind: "tile"; readonly note: string }
-  | { readonly kind: "stream"; readonly note: string; readonly shares: number; readonly plan: AnomalyStreamPlan };
+  | { readonly kind: "stream"; readonly note: string; readonly shares: number; readonly plan: AnomalyStreamPlan }
+  | { readonly kind: "transpose"; readonly note: string; readonly shares: number; readonly runs: AnomalyStreamPlan["runs"] };
 
 /**
  * Stream when every variable streams; threads share the job's memory as they share its tile
@@ -52,10 +55,10 @@ export function chooseAnomalyWalk(cube: Cube, plan: AnomalyPlan): AnomalyWalk {
     const tiles = windowTiles(plan.window, anomalyTileEdge(v, plan)).length;
     walks.set(name, chooseWalk(v, plan.window, shape, tiles, ACCUMULATOR_BUDGET_BYTES * share));
   }
-  const walk = cubeWalk(walks, "tiles through time");
-  return walk.kind === "tile"
-    ? walk
-    : { kind: "stream", note: walk.note, shares: walk.shares, plan: { ...plan, bandRows: walk.bandRows, runs: walk.runs } };
+  const walk = cubeWalk(walks, plan.window, "tiles through time");
+  if (walk.kind === "tile") return walk;
+  if (walk.kind === "transpose") return { kind: "transpose", note: walk.note, shares: walk.shares, runs: walk.runs };
+  return { kind: "stream", note: walk.note, shares: walk.shares, plan: { ...plan, bandRows: walk.bandRows, runs: walk.runs } };
 }
 
 function groupCount(v: Variable, plan: AnomalyPlan): number {
@@ -84,6 +87,13 @@ export function anomalyWalk(
 ): Pick<OpenedInput, "walk" | "compute" | "merge"> {
   if (chosen.kind === "tile") {
     return { walk: { passes: 1, note: chosen.note }, compute: (sink, walk) => computeAnomaly(cube, plan, sink, { ...walk, reference }) };
+  }
+  if (chosen.kind === "transpose") {
+    const edge = (name: string) => anomalyTileEdge(variableNamed(cube, name), plan);
+    const tiles = Object.fromEntries(plan.variables.map((name) => [name, { height: edge(name), width: edge(name) }]));
+    return transposeWalk(cube, plan.variables, { window: plan.window, tiles, runs: chosen.runs }, chosen, (transposed, sink, walk) =>
+      computeAnomaly(transposed, plan, sink, { ...walk, reference }),
+    );
   }
   const stream = chosen.plan;
   const units = streamUnits(cube, stream);

@@ -2,8 +2,9 @@
  * The trend's walk, chosen per input (plan/walkPlan.ts): least-squares fits along StdTime of
  * inputs stored a few time steps per chunk stream in storage order (analysis/trendStream.ts):
  * sums, merged and solved between passes through the job's scratch; the residuals when a
- * statistic is asked; then the bands, written on one thread. Otherwise the tile walk
- * (analysis/trendRaster.ts).
+ * statistic is asked; then the bands, written on one thread. Mann-Kendall and Seasonal-
+ * Kendall on such inputs transpose them once into time-whole tiles of the scratch and walk
+ * those. Otherwise the tile walk (analysis/trendRaster.ts).
  */
 import { streamUnits } from "../analysis/runs.js";
 import { statisticsAccumulator } from "../analysis/statistics.js";
@@ -26,10 +27,12 @@ import { ACCUMULATOR_BUDGET_BYTES, type WalkPlan, chooseWalk, cubeWalk } from ".
 import type { Scratch } from "../store/scratch.js";
 import { TREND_MAX_TILE } from "../analysis/trendRaster.js";
 import type { OpenedInput, VariableStatistics } from "./common.js";
+import { transposeWalk } from "./transposeWalk.js";
 
 export type TrendWalk =
   | { readonly kind: "tile"; readonly note: string }
-  | { readonly kind: "stream"; readonly note: string; readonly shares: number; readonly plan: TrendStreamPlan };
+  | { readonly kind: "stream"; readonly note: string; readonly shares: number; readonly plan: TrendStreamPlan }
+  | { readonly kind: "transpose"; readonly note: string; readonly shares: number; readonly runs: TrendStreamPlan["runs"] };
 
 /**
  * Stream when every variable streams.
@@ -47,10 +50,10 @@ export function chooseTrendWalk(cube: Cube, plan: TrendPlan, threads: number): T
       : undefined;
     walks.set(layout.name, chooseWalk(v, plan.window, shape, tiles, ACCUMULATOR_BUDGET_BYTES / Math.max(1, threads)));
   }
-  const walk = cubeWalk(walks, "tiles through the fitted dimension");
-  return walk.kind === "tile"
-    ? walk
-    : { kind: "stream", note: walk.note, shares: walk.shares, plan: { ...plan, bandRows: walk.bandRows, runs: walk.runs } };
+  const walk = cubeWalk(walks, plan.window, "tiles through the fitted dimension");
+  if (walk.kind === "tile") return walk;
+  if (walk.kind === "transpose") return { kind: "transpose", note: walk.note, shares: walk.shares, runs: walk.runs };
+  return { kind: "stream", note: walk.note, shares: walk.shares, plan: { ...plan, bandRows: walk.bandRows, runs: walk.runs } };
 }
 
 /** Output chunks of a streamed trend variable: the bands of a tile no taller than a band. */
@@ -71,6 +74,16 @@ export function streamedTrendChunks(dimensions: number, bands: number, plan: Tre
 export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<OpenedInput, "walk" | "compute" | "merge"> {
   if (chosen.kind === "tile")
     return { walk: { passes: 1, note: chosen.note }, compute: (sink, walk) => computeTrend(cube, plan, sink, walk) };
+  if (chosen.kind === "transpose") {
+    // The tiles the walk takes over the input, kept over the transposed cube (its chunks are other).
+    const layouts = trendLayout(cube, plan);
+    const tiles = Object.fromEntries(layouts.map((l) => [l.name, l.tile]));
+    const fixed = layouts.every((l) => l.tile.height === layouts[0].tile.height && l.tile.width === layouts[0].tile.width);
+    const tilePlan = fixed && layouts.length > 0 ? { ...plan, tile: layouts[0].tile } : plan;
+    return transposeWalk(cube, plan.variables, { window: plan.window, tiles, runs: chosen.runs }, chosen, (transposed, sink, walk) =>
+      computeTrend(transposed, tilePlan, sink, walk),
+    );
+  }
   const stream = chosen.plan;
   const units = streamUnits(cube, stream);
   const residuals = needsResiduals(plan);

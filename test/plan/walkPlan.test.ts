@@ -42,12 +42,23 @@ describe("chooseWalk", () => {
     assert.match(plan.reason, /each chunk is read once per pass/);
   });
 
-  it("walks tiles when time is stored whole, when one tile holds everything, or for order statistics", () => {
-    assert.equal(chooseWalk(daily([1461, 64, 64]), WORLD, MONTHLY_MEANS, 50).kind, "tile");
-    assert.equal(chooseWalk(daily([1, 360, 720]), { x: 0, y: 0, width: 50, height: 50 }, MONTHLY_MEANS, 1).kind, "tile");
+  it("walks tiles when time is stored whole or when one tile holds everything, whatever the method", () => {
+    for (const shape of [MONTHLY_MEANS, undefined]) {
+      assert.equal(chooseWalk(daily([1461, 64, 64]), WORLD, shape, 50).kind, "tile");
+      assert.equal(chooseWalk(daily([1, 360, 720]), { x: 0, y: 0, width: 50, height: 50 }, shape, 1).kind, "tile");
+    }
+  });
+
+  it("transposes for order statistics: runs of whole chunks over the whole window, each chunk read once", () => {
     const median = chooseWalk(daily([1, 360, 720]), WORLD, undefined, 50);
-    assert.equal(median.kind, "tile");
-    assert.match(median.reason, /whole series/);
+    assert.equal(median.kind, "transpose");
+    if (median.kind !== "transpose") return;
+    assert.deepEqual(median.runs[0], [0, 8]); // 16 MB of float64 per run: 8 slices of 360 × 720
+    assert.equal(median.runs.at(-1)![1], 1461);
+    assert.match(median.reason, /whole series: transposing its 1461 time steps once .*each chunk read once.* into 50 time-whole tiles/);
+    // Chunks of 5 steps: runs stay whole chunks.
+    const five = chooseWalk(daily([5, 360, 720]), WORLD, undefined, 50);
+    assert.ok(five.kind === "transpose" && five.runs.every(([a, b]) => a % 5 === 0 && (b % 5 === 0 || b === 1461)));
   });
 
   it("makes bands of whole output chunks when the sums do not fit, and says each chunk is read once per band", () => {

@@ -124,13 +124,15 @@ describe("a run shared over 3 shards writes what one thread writes", () => {
     await assertSameOutputs(paths[0], paths[1]);
   });
 
-  it("GenerateMultidimensionalAnomaly by tiles through time (median, depth kept, 16-pixel tiles)", async () => {
+  it("GenerateMultidimensionalAnomaly transposed, then by tiles through time (median, depth kept, 16-pixel tiles)", async () => {
+    // One record per time step: shares transpose runs of records into the same tile files,
+    // then share the tiles.
     const { paths, fanned } = await runBoth(
       anomalyTask,
       { inputMultidimensionalRaster: '{"uri":"ocean_atlas_subset.nc"}', method: "DIFFERENCE_FROM_MEDIAN", calculationInterval: "ALL" },
       (o) => ({ ...o, tile: 16 }),
     );
-    assert.deepEqual(fanned, [[], [3]]);
+    assert.deepEqual(fanned, [[], [3, 3]]);
     await assertSameOutputs(paths[0], paths[1]);
   });
 

@@ -1,6 +1,7 @@
 /**
- * The streamed walks read each stored chunk once per pass (issue 11): on a NetCDF-4 input
- * stored one time step per chunk, every read the anomaly and the trend make is counted by
+ * The streamed walks read each stored chunk once per pass (issue 11), and the transposed ones
+ * (medians, Kendall) once in all: on a NetCDF-4 input stored one time step per chunk, every
+ * read the anomaly and the trend make is counted by
  * wrapping the variable; each time step's chunk must be read exactly once per pass, whole
  * (the full window), and never as part of a tile.
  */
@@ -96,6 +97,44 @@ describe("streamed walks read each chunk once per pass", () => {
         assert.ok(
           count.every((c) => c === passes),
           `rmse ${rmse}: reads per time step ${[...new Set(count)].join(", ")}`,
+        );
+      } finally {
+        await source.close();
+      }
+    }
+  });
+
+  it("the median anomaly and Mann-Kendall: once, to transpose; the tiles then come from the scratch", async () => {
+    const window = { x: 0, y: 0, width: 5, height: 4 };
+    const anomaly = {
+      variables: ["tas"],
+      method: "DIFFERENCE_FROM_MEDIAN",
+      calculationInterval: "RECURRING_MONTHLY",
+      ignoreNoData: true,
+      window,
+      tile: 2,
+    } as const;
+    const kendall = {
+      variables: ["tas"],
+      dimension: "StdTime",
+      model: { type: "MANN-KENDALL" },
+      statistics: { rmse: false, r2: false, slopePValue: false },
+      ignoreNoData: true,
+      window,
+      tile: { height: 2, width: 2 },
+    } as const;
+    for (const [name, write] of [
+      ["median", (cube: Cube, path: string) => writeAnomaly(cube, anomaly, path)],
+      ["kendall", (cube: Cube, path: string) => writeTrend(cube, kendall, path)],
+    ] as const) {
+      const source = await openCube(DAILY_NC4);
+      try {
+        const { cube, reads } = counted(source);
+        await write(cube, join(dir, `${name}.zarr`));
+        const count = timesRead(reads, 1096, 5, 4);
+        assert.ok(
+          count.every((c) => c === 1),
+          `${name}: reads per time step ${[...new Set(count)].join(", ")}`,
         );
       } finally {
         await source.close();

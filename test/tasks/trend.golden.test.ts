@@ -75,7 +75,7 @@ describe("GenerateTrendRaster against numpy/scipy (golden cases written to Zarr)
 /** Stored as daily products ship (scripts/goldens/make_chunked_copies.py): the same values, so the same goldens. */
 const CHUNKED = { "test/golden/analysis/daily.nc": "test/golden/analysis/daily_nc4.nc" } as Record<string, string>;
 
-describe("GenerateTrendRaster against numpy/scipy, inputs stored a time step per chunk (the streamed walk for least squares)", () => {
+describe("GenerateTrendRaster against numpy/scipy, inputs stored a time step per chunk (the streamed walk for least squares, the transposed one for Kendall)", () => {
   let dir = "";
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), "strata-trend-golden-stream-"));
@@ -108,7 +108,7 @@ async function checkCase(dir: string, c: TrendCase, tileBudgetBytes?: number): P
   try {
     if (tileBudgetBytes) {
       const walk = chooseTrendWalk(source, plan, 1);
-      assert.equal(walk.kind, plan.model.type.includes("KENDALL") ? "tile" : "stream", walk.note);
+      assert.equal(walk.kind, plan.model.type.includes("KENDALL") ? "transpose" : "stream", walk.note);
     }
     await writeTrend(source, plan, path);
   } finally {

@@ -1,0 +1,182 @@
+/**
+ * An input stored a few time steps per chunk, transposed once into time-whole spatial tiles
+ * in the job's scratch, for the methods that need each pixel's whole series at once (medians,
+ * Mann-Kendall, Sen's slope): one pass reads runs of slices in storage order, every stored
+ * chunk once, and writes each tile's part of each run at its place; the transposed cube then
+ * answers the tile walk's reads with one positional read per tile. No codec: the scratch is
+ * read once and removed, so compressing it would cost more than it saves.
+ */
+import {
+  type Cube,
+  type IndexRange,
+  PIXEL_ARRAYS,
+  STD_TIME,
+  type Selection,
+  type Slab,
+  type TypedArray,
+  type Variable,
+  type Window,
+  variableNamed,
+} from "../cube/types.js";
+import { combinationAt, combinationCount } from "./combinations.js";
+import { type RunWalk, type StreamUnit, eachRun } from "./runs.js";
+import { windowTiles } from "./tiles.js";
+
+/** What the transpose needs of the job's scratch: positional access to named files. */
+export interface TileScratch {
+  writeAt(name: string, bytes: Uint8Array, position: number): Promise<void>;
+  readAt(name: string, into: Uint8Array, position: number): Promise<void>;
+}
+
+export interface TransposeLayout {
+  /** The part of the grid transposed (the analysis window, north-up pixels). */
+  readonly window: Window;
+  /** Each variable's tile, the tile walk's own, so that each of its reads is one tile. */
+  readonly tiles: Readonly<Record<string, { readonly height: number; readonly width: number }>>;
+  /** Each variable's runs of slices along StdTime, whole stored chunks, in storage order. */
+  readonly runs: Readonly<Record<string, readonly IndexRange[]>>;
+}
+
+/**
+ * Write this share's runs of `unit` (a variable at one index of its other dimensions, over
+ * the whole window) into the unit's tiles.
+ * @example
+ * for (const unit of streamUnits(cube, { variables, window, bandRows: window.height, runs })) await transposeUnit(cube, layout, unit, scratch, { share });
+ */
+export async function transposeUnit(
+  cube: Cube,
+  layout: TransposeLayout,
+  unit: StreamUnit,
+  scratch: TileScratch,
+  walk: RunWalk,
+): Promise<void> {
+  const v = variableNamed(cube, unit.variable);
+  const { window } = layout;
+  if (unit.band.y !== window.y || unit.band.height !== window.height) throw new RangeError("a transposed unit spans the whole window");
+  const Values = PIXEL_ARRAYS[v.pixelType];
+  const tiles = tilesOf(layout, v.name);
+  const prefix = unitPrefix(cube.variables.indexOf(v), v, unit.dims);
+  await eachRun(v, layout.runs[v.name], unit.dims, unit.band, walk, async (t0, read) => {
+    const values = read instanceof Values ? read : Values.from(read as ArrayLike<number>);
+    const steps = values.length / (window.width * window.height);
+    await Promise.all(
+      tiles.map((tile, i) => {
+        const part = new Values(steps * tile.height * tile.width);
+        let o = 0;
+        for (let s = 0; s < steps; s++) {
+          for (let r = 0; r < tile.height; r++) {
+            const from = (s * window.height + tile.oy + r) * window.width + tile.ox;
+            part.set(values.subarray(from, from + tile.width) as never, o);
+            o += tile.width;
+          }
+        }
+        return scratch.writeAt(`${prefix}${i}`, bytesOf(part), t0 * tile.height * tile.width * part.BYTES_PER_ELEMENT);
+      }),
+    );
+  });
+}
+
+/**
+ * `cube` with the laid-out variables read from their transposed tiles (all of them written);
+ * chunked as those tiles, time whole. Closing it leaves `cube` open.
+ * @example
+ * await computeAnomaly(transposedCube(cube, layout, scratch), plan, sink, walk);
+ */
+export function transposedCube(cube: Cube, layout: TransposeLayout, scratch: TileScratch): Cube {
+  return {
+    grid: cube.grid,
+    attributes: cube.attributes,
+    skipped: cube.skipped,
+    variables: cube.variables.map((v, i) => (layout.tiles[v.name] ? transposedVariable(v, i, layout, scratch) : v)),
+    close: async () => {},
+  };
+}
+
+function transposedVariable(v: Variable, index: number, layout: TransposeLayout, scratch: TileScratch): Variable {
+  const { window } = layout;
+  const tile = layout.tiles[v.name];
+  const Values = PIXEL_ARRAYS[v.pixelType];
+  const t = v.dimensions.findIndex((d) => d.name === STD_TIME);
+  const slices = v.dimensions[t].values.length;
+  const across = Math.ceil(window.width / tile.width);
+  return {
+    name: v.name,
+    description: v.description,
+    unit: v.unit,
+    pixelType: v.pixelType,
+    ...(v.nodata !== undefined ? { nodata: v.nodata } : {}),
+    dimensions: v.dimensions,
+    attributes: v.attributes,
+    chunkShape: [...v.dimensions.map((_, i) => (i === t ? slices : 1)), tile.height, tile.width],
+    async read(selection: Selection = {}): Promise<Slab> {
+      const dims = selection.dims ?? v.dimensions.map((d): IndexRange => [0, d.values.length]);
+      const want = selection.window ?? window;
+      if (
+        want.x < window.x ||
+        want.y < window.y ||
+        want.x + want.width > window.x + window.width ||
+        want.y + want.height > window.y + window.height
+      )
+        throw new RangeError(`the transposed ${v.name} holds only the analysis window`);
+      const counts = dims.map(([a, b]) => b - a);
+      const shape = [...counts, want.height, want.width];
+      const out = new Values(shape.reduce((a, b) => a * b, 1));
+      const strides = shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1));
+      const [t0, t1] = dims[t];
+      const others = counts.map((n, i) => (i === t ? 1 : n));
+      // Tiles the window touches, as rows and columns of the layout.
+      const [r0, r1] = [Math.floor((want.y - window.y) / tile.height), Math.ceil((want.y + want.height - window.y) / tile.height)];
+      const [c0, c1] = [Math.floor((want.x - window.x) / tile.width), Math.ceil((want.x + want.width - window.x) / tile.width)];
+      for (let k = 0; k < combinationCount(others); k++) {
+        const at = combinationAt(k, others).map((i, d) => (d === t ? t0 : dims[d][0] + i));
+        const prefix = unitPrefix(
+          index,
+          v,
+          at.map((i): IndexRange => [i, i + 1]),
+        );
+        const base = at.reduce((sum, i, d) => sum + (d === t ? 0 : (i - dims[d][0]) * strides[d]), 0);
+        for (let tr = r0; tr < r1; tr++) {
+          for (let tc = c0; tc < c1; tc++) {
+            selection.signal?.throwIfAborted();
+            const ty = window.y + tr * tile.height;
+            const tx = window.x + tc * tile.width;
+            const th = Math.min(tile.height, window.y + window.height - ty);
+            const tw = Math.min(tile.width, window.x + window.width - tx);
+            const stored = new Values((t1 - t0) * th * tw);
+            await scratch.readAt(`${prefix}${tr * across + tc}`, bytesOf(stored), t0 * th * tw * stored.BYTES_PER_ELEMENT);
+            copyOverlap(stored, { x: tx, y: ty, width: tw, height: th }, out, want, base, strides[t], t1 - t0);
+          }
+        }
+      }
+      return { data: out, shape };
+    },
+  };
+}
+
+/** Copy the part of a tile's `steps` slices (`from`, over `tile`) that lies in `want` into `out`. */
+function copyOverlap(from: TypedArray, tile: Window, out: TypedArray, want: Window, base: number, stepStride: number, steps: number): void {
+  const x0 = Math.max(tile.x, want.x);
+  const x1 = Math.min(tile.x + tile.width, want.x + want.width);
+  const y0 = Math.max(tile.y, want.y);
+  const y1 = Math.min(tile.y + tile.height, want.y + want.height);
+  for (let s = 0; s < steps; s++) {
+    for (let y = y0; y < y1; y++) {
+      const src = (s * tile.height + (y - tile.y)) * tile.width + (x0 - tile.x);
+      const dst = base + s * stepStride + (y - want.y) * want.width + (x0 - want.x);
+      out.set(from.subarray(src, src + x1 - x0) as never, dst);
+    }
+  }
+}
+
+function tilesOf(layout: TransposeLayout, name: string) {
+  const { height, width } = layout.tiles[name];
+  return windowTiles(layout.window, height, width);
+}
+
+/** Scratch names of a unit's tiles: the variable's place in the cube, its index along each other dimension. */
+function unitPrefix(index: number, v: Variable, dims: readonly IndexRange[]): string {
+  const others = dims.filter((_, i) => v.dimensions[i].name !== STD_TIME).map(([a]) => a);
+  return `x${index}-${others.join("_")}-`;
+}
+
+const bytesOf = (a: TypedArray) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);

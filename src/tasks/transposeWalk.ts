@@ -1,0 +1,37 @@
+/**
+ * The passes of a transposed walk (plan/walkPlan.ts), for a task whose tile walk needs each
+ * pixel's whole series: pass 0 transposes the input into time-whole tiles of the job's
+ * scratch (shares take runs of slices), pass 1 is the task's own tile walk over the
+ * transposed cube (shares take tiles) and writes the output.
+ */
+import { streamUnits } from "../analysis/runs.js";
+import { type TransposeLayout, transposeUnit, transposedCube } from "../analysis/transpose.js";
+import type { Cube } from "../cube/types.js";
+import type { BlockSink } from "../analysis/subset.js";
+import type { OpenedInput, VariableStatistics, WalkOptions } from "./common.js";
+
+/**
+ * @example
+ * return transposeWalk(cube, plan.variables, layout, chosen, (transposed, sink, walk) => computeAnomaly(transposed, plan, sink, walk));
+ */
+export function transposeWalk(
+  cube: Cube,
+  variables: readonly string[],
+  layout: TransposeLayout,
+  chosen: { readonly note: string; readonly shares: number },
+  tileWalk: (transposed: Cube, sink: BlockSink, walk: WalkOptions) => Promise<VariableStatistics>,
+): Pick<OpenedInput, "walk" | "compute"> {
+  const units = streamUnits(cube, { variables, window: layout.window, bandRows: layout.window.height, runs: layout.runs });
+  return {
+    walk: { passes: 2, note: chosen.note, shares: chosen.shares },
+    async compute(sink, walk) {
+      const scratch = walk.scratch!;
+      if ((walk.pass ?? 0) === 1) return tileWalk(transposedCube(cube, layout, scratch), sink, walk);
+      for (const [u, unit] of units.entries()) {
+        const onProgress = (f: number) => walk.onProgress?.((u + f) / units.length);
+        await transposeUnit(cube, layout, unit, scratch, { share: walk.share, signal: walk.signal, onProgress });
+      }
+      return new Map(variables.map((name) => [name, undefined]));
+    },
+  };
+}

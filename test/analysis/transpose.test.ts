@@ -1,0 +1,144 @@
+/**
+ * The transpose into time-whole tiles (analysis/transpose.ts) on a made-up cube whose every
+ * value says where it is (v = 1000·t + 100·z + 10·row + col): two shares write alternate runs
+ * into the same tile files, then any window and slice range read back from the tiles is the
+ * formula, time whole or not, across tile edges, with partial edge tiles.
+ */
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { streamUnits } from "../../src/analysis/runs.js";
+import { transposeUnit, transposedCube } from "../../src/analysis/transpose.js";
+import type { Cube, Dimension, IndexRange, Selection, Variable } from "../../src/cube/types.js";
+import { scratchIn } from "../../src/store/scratch.js";
+
+const T = 7;
+const Z = 2;
+const H = 5;
+const W = 3;
+const value = (t: number, z: number, row: number, col: number) => 1000 * t + 100 * z + 10 * row + col;
+
+const dim = (name: string, n: number): Dimension => ({
+  name,
+  sourceName: name,
+  description: name,
+  unit: "",
+  values: Array.from({ length: n }, (_, i) => i),
+});
+
+/** Depth outermost, then time, as some files store it; reads record their selections. */
+function madeUp(reads: Selection[]): Cube {
+  const v: Variable = {
+    name: "temp",
+    description: "",
+    unit: "",
+    pixelType: "F32",
+    dimensions: [dim("StdZ", Z), dim("StdTime", T)],
+    chunkShape: [1, 1, H, W],
+    attributes: {},
+    async read(selection: Selection = {}) {
+      reads.push(selection);
+      const [[z0, z1], [t0, t1]] = selection.dims ?? [
+        [0, Z],
+        [0, T],
+      ];
+      const w = selection.window ?? { x: 0, y: 0, width: W, height: H };
+      const data = new Float32Array((z1 - z0) * (t1 - t0) * w.height * w.width);
+      let i = 0;
+      for (let z = z0; z < z1; z++)
+        for (let t = t0; t < t1; t++)
+          for (let r = 0; r < w.height; r++) for (let c = 0; c < w.width; c++) data[i++] = value(t, z, w.y + r, w.x + c);
+      return { data, shape: [z1 - z0, t1 - t0, w.height, w.width] };
+    },
+  };
+  return {
+    grid: { width: W, height: H } as Cube["grid"],
+    variables: [v],
+    attributes: {},
+    skipped: [],
+    close: async () => {},
+  };
+}
+
+let dir = "";
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), "strata-transpose-"));
+});
+after(() => rm(dir, { recursive: true, force: true }));
+
+describe("transposing into time-whole tiles", () => {
+  it("two shares write alternate runs; every selection reads back the formula; each run is read once", async () => {
+    const reads: Selection[] = [];
+    const cube = madeUp(reads);
+    const window = { x: 0, y: 0, width: W, height: H };
+    const runs: Record<string, readonly IndexRange[]> = {
+      temp: [
+        [0, 3],
+        [3, 6],
+        [6, 7],
+      ],
+    };
+    const layout = { window, tiles: { temp: { height: 2, width: 2 } }, runs };
+    const scratch = scratchIn(dir);
+    const units = streamUnits(cube, { variables: ["temp"], window, bandRows: H, runs });
+    assert.equal(units.length, Z);
+    for (const index of [1, 0]) {
+      for (const unit of units) await transposeUnit(cube, layout, unit, scratch, { share: { index, count: 2 } });
+    }
+    assert.equal(reads.length, Z * 3, "each run of each depth read once");
+    assert.ok(reads.every((r) => r.window!.width === W && r.window!.height === H));
+
+    const transposed = transposedCube(cube, layout, scratch).variables[0];
+    assert.deepEqual(transposed.chunkShape, [1, T, 2, 2]);
+    const cases: { dims: IndexRange[]; window: { x: number; y: number; width: number; height: number } }[] = [
+      {
+        dims: [
+          [1, 2],
+          [0, T],
+        ],
+        window: { x: 0, y: 2, width: 2, height: 2 },
+      }, // one tile, as the tile walk reads
+      {
+        dims: [
+          [0, 1],
+          [0, T],
+        ],
+        window: { x: 2, y: 4, width: 1, height: 1 },
+      }, // the corner's partial tile
+      {
+        dims: [
+          [0, 2],
+          [2, 5],
+        ],
+        window: { x: 1, y: 1, width: 2, height: 3 },
+      }, // across four tiles, both depths, a time range
+      {
+        dims: [
+          [0, Z],
+          [0, T],
+        ],
+        window,
+      }, // everything
+    ];
+    for (const c of cases) {
+      const slab = await transposed.read(c);
+      const [[z0, z1], [t0, t1]] = c.dims;
+      assert.deepEqual(slab.shape, [z1 - z0, t1 - t0, c.window.height, c.window.width]);
+      let i = 0;
+      for (let z = z0; z < z1; z++)
+        for (let t = t0; t < t1; t++)
+          for (let r = 0; r < c.window.height; r++)
+            for (let col = 0; col < c.window.width; col++) {
+              assert.equal(
+                slab.data[i++],
+                value(t, z, c.window.y + r, c.window.x + col),
+                `t${t} z${z} r${c.window.y + r} c${c.window.x + col}`,
+              );
+            }
+    }
+    await assert.rejects(transposed.read({ window: { x: 0, y: 0, width: W + 1, height: 1 } }), /analysis window/);
+    await scratch.remove();
+  });
+});
