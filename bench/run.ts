@@ -11,7 +11,8 @@
  *   on a 1440×720 grid.
  * - cdo (bench/cdo.ts): the RECURRING_MONTHLY anomaly on a daily NetCDF-4 cube stored one
  *   step per chunk with zlib, against `cdo ymonsub x -ymonmean x`, medians of 3 with peak memory.
- * Usage: npm run bench [-- --only tiles|anomaly|export|cdo] [--times 1000] [--anomaly-times 2100] [--cdo-times 1461]
+ * - codecs (bench/codecs.ts): encode and decode speed and size of the output codec's candidates.
+ * Usage: npm run bench [-- --only tiles|anomaly|export|cdo|codecs] [--times 1000] [--anomaly-times 2100] [--cdo-times 1461]
  * (outputs go to bench/out/, git-ignored)
  */
 import { execFile } from "node:child_process";
@@ -24,6 +25,7 @@ import { writeSubset } from "../src/tasks/subset.js";
 import { writeBigCube } from "../test/helpers/bigCube.js";
 import { benchAnomaly } from "./anomaly.js";
 import { benchCdo } from "./cdo.js";
+import { benchCodecs } from "./codecs.js";
 import { benchExportImage } from "./exportImage.js";
 
 const run = promisify(execFile);
@@ -64,6 +66,7 @@ if (only("tiles")) rows.push(...(await benchTiles()));
 if (only("anomaly")) rows.push(...(await benchAnomaly(out, Number(values["anomaly-times"]))));
 if (only("export")) rows.push(...(await benchExportImage(out)));
 if (only("cdo")) rows.push(...(await benchCdo(out, Number(values["cdo-times"]))));
+if (only("codecs")) rows.push(...(await benchCodecs()));
 const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
 for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));
 
