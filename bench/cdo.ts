@@ -1,61 +1,121 @@
 /**
- * Strata against CDO on the same daily NetCDF-4 cube (one time step per chunk, zlib 1 +
- * shuffle), alternating, medians of 3, with each run's peak memory, both as a user runs
- * them (`strata run ... --threads 1`, process start included, against the cdo command): the
- * anomaly DIFFERENCE_FROM_MEAN RECURRING_MONTHLY against `cdo ymonsub x -ymonmean x`, and
- * the LINEAR trend against `cdo trend`. Installs Debian's cdo, netcdf-bin and time when missing.
- * Usage: npm run bench -- --only cdo [--cdo-times 1461]
+ * The engine against CDO (issue 11) on the same daily NetCDF-4 cube (one time step per
+ * chunk, zlib 1 + shuffle), as users run them: `strata run ... --threads N` (process start
+ * included) against the cdo command, alternating, medians of 3, each run's peak memory
+ * (GNU time). Rows:
+ * - the anomaly DIFFERENCE_FROM_MEAN RECURRING_MONTHLY against `cdo ymonsub x -ymonmean x`,
+ *   and against the same writing compressed output (`cdo -z zip_1`: Strata always compresses);
+ * - the LINEAR trend (with RMSE) against `cdo trend`;
+ * - DIFFERENCE_FROM_MEDIAN against the mean anomaly, MANN-KENDALL against LINEAR (CDO has
+ *   neither: the bar is Strata's own streaming rows);
+ * - the mean anomaly on 2 threads against 1;
+ * - the mean anomaly as a job through the REST API (a `strata serve` process, submit to
+ *   Succeeded) against `strata run`;
+ * - each Strata row's peak memory above rest (a `strata run --help` process), and on a cube
+ *   four times longer (`--long`) against this one.
+ * Installs Debian's cdo, netcdf-bin and time when missing; builds the CLI first.
+ * Usage: npm run bench -- --only cdo [--cdo-times 1461] [--long] [--no-kendall]
  */
 import { execFile } from "node:child_process";
-import { mkdir, rm, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
+import { startServerProcess } from "../test/helpers/serverProcess.js";
 import { dailyCube } from "./dailyCube.js";
 
 const run = promisify(execFile);
+const STRATA = new URL("../bin/strata.js", import.meta.url).pathname;
 
-export async function benchCdo(out: string, times: number): Promise<string[][]> {
+interface Measured {
+  seconds: number;
+  peakMB: number;
+}
+
+const ANOMALY = ["run", "Anomaly", "--calculationInterval", "RECURRING_MONTHLY"];
+const TREND = ["run", "Trend", "--dimension", "StdTime"];
+
+export async function benchCdo(out: string, times: number, options: { long?: boolean; kendall?: boolean } = {}): Promise<string[][]> {
   await mkdir(out, { recursive: true });
   await ensureDebianTools();
-  const nc4 = join(out, `daily_${times}_nc4.nc`);
-  await dailyCube(nc4, join(out, `daily_${times}_nc3.nc`), times, 360, 720);
+  await run("npx", ["tsc", "-p", new URL("../tsconfig.json", import.meta.url).pathname]);
+  const nc4 = await cube(out, times);
   const gb = (await stat(nc4)).size / 1e9;
-  const strata = new URL("../bin/strata.js", import.meta.url).pathname;
   const target = join(out, "strata_out.zarr");
-  const rows: string[][] = [];
-  for (const work of [
-    {
-      what: "anomaly DIFFERENCE_FROM_MEAN RECURRING_MONTHLY vs cdo ymonsub x -ymonmean x",
-      ours: ["run", "Anomaly", "--method", "DIFFERENCE_FROM_MEAN", "--calculationInterval", "RECURRING_MONTHLY"],
-      theirs: ["ymonsub", nc4, "-ymonmean", nc4, join(out, "cdo_anomaly.nc")],
-    },
-    {
-      what: "LINEAR trend (with RMSE) vs cdo trend",
-      ours: ["run", "Trend", "--dimension", "StdTime"],
-      theirs: ["trend", nc4, join(out, "cdo_a.nc"), join(out, "cdo_b.nc")],
-    },
-  ]) {
-    const ours: Measured[] = [];
-    const theirs: Measured[] = [];
-    for (let i = 0; i < 3; i++) {
-      await rm(target, { recursive: true, force: true });
-      ours.push(await timed(process.execPath, [strata, ...work.ours, "--input", nc4, "--output", target, "--threads", "1"]));
-      await rm(target, { recursive: true, force: true });
-      theirs.push(await timed("cdo", ["-s", ...work.theirs]));
-    }
+  const strata = async (args: string[], input = nc4, threads = 1) => {
+    await rm(target, { recursive: true, force: true });
+    const m = await timed(process.execPath, [STRATA, ...args, "--input", input, "--output", target, "--threads", String(threads)]);
+    await rm(target, { recursive: true, force: true });
+    return m;
+  };
+  const cdo = (args: string[]) => timed("cdo", ["-s", ...args]);
+  const rest = (await timed(process.execPath, [STRATA, "run", "--help"])).peakMB;
+
+  /** Medians of 3 runs of each of `runs`, alternating. */
+  const medians = async (...runs: (() => Promise<Measured>)[]) => {
+    const all: Measured[][] = runs.map(() => []);
+    for (let i = 0; i < 3; i++) for (const [k, f] of runs.entries()) all[k].push(await f());
     const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[1];
-    const [s, c] = [median(ours.map((r) => r.seconds)), median(theirs.map((r) => r.seconds))];
-    const [sm, cm] = [median(ours.map((r) => r.peakMB)), median(theirs.map((r) => r.peakMB))];
-    rows.push([`${work.what}, ${times} days, ${gb.toFixed(2)} GB (s)`, s.toFixed(1), c.toFixed(1), (s / c).toFixed(2)]);
-    rows.push(["  same, peak memory (MB)", sm.toFixed(0), cm.toFixed(0), (sm / cm).toFixed(2)]);
+    return all.map((ms) => ({ seconds: median(ms.map((m) => m.seconds)), peakMB: median(ms.map((m) => m.peakMB)) }));
+  };
+  const rows: string[][] = [];
+  const row = (what: string, a: Measured, b: Measured) =>
+    rows.push([`${what} (s)`, f1(a.seconds), f1(b.seconds), f2(a.seconds / b.seconds)]);
+  const memory = (what: string, m: Measured) =>
+    rows.push([`  ${what}: peak MB above rest (${rest.toFixed(0)} MB)`, (m.peakMB - rest).toFixed(0), "", ""]);
+  const anomalyOut = join(out, "cdo_anomaly.nc");
+  console.log(`cube: ${times} days x 360 x 720, NetCDF-4 ${gb.toFixed(2)} GB; Strata rests at ${rest.toFixed(0)} MB`);
+
+  const [mean, ymonsub, zipped] = await medians(
+    () => strata([...ANOMALY, "--method", "DIFFERENCE_FROM_MEAN"]),
+    () => cdo(["ymonsub", nc4, "-ymonmean", nc4, anomalyOut]),
+    () => cdo(["-z", "zip_1", "ymonsub", nc4, "-ymonmean", nc4, anomalyOut]),
+  );
+  row(`anomaly DIFFERENCE_FROM_MEAN RECURRING_MONTHLY vs cdo ymonsub x -ymonmean x, ${times} days`, mean, ymonsub);
+  rows.push(["  same, peak memory (MB)", mean.peakMB.toFixed(0), ymonsub.peakMB.toFixed(0), f2(mean.peakMB / ymonsub.peakMB)]);
+  row("  same vs cdo -z zip_1 (compressed output, as Strata writes)", mean, zipped);
+  const [linear, cdoTrend] = await medians(
+    () => strata(TREND),
+    () => cdo(["trend", nc4, join(out, "cdo_a.nc"), join(out, "cdo_b.nc")]),
+  );
+  row("LINEAR trend with RMSE vs cdo trend", linear, cdoTrend);
+  rows.push(["  same, peak memory (MB)", linear.peakMB.toFixed(0), cdoTrend.peakMB.toFixed(0), f2(linear.peakMB / cdoTrend.peakMB)]);
+  const [median] = await medians(() => strata([...ANOMALY, "--method", "DIFFERENCE_FROM_MEDIAN"]));
+  row("anomaly DIFFERENCE_FROM_MEDIAN vs DIFFERENCE_FROM_MEAN", median, mean);
+  memory("median anomaly", median);
+  if (options.kendall !== false) {
+    const [kendall] = await medians(() => strata([...TREND, "--trendLineType", "MANN-KENDALL"]));
+    row("MANN-KENDALL trend vs LINEAR", kendall, linear);
+    memory("Mann-Kendall", kendall);
+  }
+  const [two] = await medians(() => strata([...ANOMALY, "--method", "DIFFERENCE_FROM_MEAN"], nc4, 2));
+  row("mean anomaly on 2 threads vs 1", two, mean);
+  memory("mean anomaly on 2 threads", two);
+  const job = await asJob(nc4);
+  rows.push(["mean anomaly as a REST job vs strata run (s)", f1(job.seconds), f1(mean.seconds), `+${f1(job.seconds - mean.seconds)}`]);
+  rows.push(["  same, server's peak MB above its rest", (job.peakMB - job.restMB).toFixed(0), "", ""]);
+  memory("mean anomaly", mean);
+  memory("LINEAR trend", linear);
+  if (options.long) {
+    const longer = await cube(out, times * 4);
+    const [long] = await medians(() => strata([...ANOMALY, "--method", "DIFFERENCE_FROM_MEAN"], longer));
+    rows.push([
+      `mean anomaly on ${times * 4} days vs ${times}: peak MB above rest`,
+      (long.peakMB - rest).toFixed(0),
+      (mean.peakMB - rest).toFixed(0),
+      f2((long.peakMB - rest) / (mean.peakMB - rest)),
+    ]);
   }
   for (const f of ["cdo_anomaly.nc", "cdo_a.nc", "cdo_b.nc"]) await rm(join(out, f), { force: true });
   return rows;
 }
 
-interface Measured {
-  seconds: number;
-  peakMB: number;
+const f1 = (x: number) => x.toFixed(1);
+const f2 = (x: number) => x.toFixed(2);
+
+async function cube(out: string, times: number): Promise<string> {
+  const nc4 = join(out, `daily_${times}_nc4.nc`);
+  await dailyCube(nc4, join(out, `daily_${times}_nc3.nc`), times, 360, 720);
+  return nc4;
 }
 
 /** A command's wall time and peak resident memory (GNU time's %M). */
@@ -64,6 +124,55 @@ async function timed(command: string, args: string[]): Promise<Measured> {
   const { stderr } = await run("/usr/bin/time", ["-f", "%M", command, ...args], { maxBuffer: 16 << 20 });
   const seconds = (performance.now() - t0) / 1000;
   return { seconds, peakMB: Number(stderr.trim().split("\n").pop()) / 1024 };
+}
+
+/**
+ * The mean anomaly as a job of a `strata serve` process on one thread, from submit to
+ * Succeeded (polled every 50 ms), with the server's memory sampled meanwhile.
+ */
+async function asJob(nc4: string): Promise<Measured & { restMB: number }> {
+  const dataDir = await mkdtemp(join(dirname(nc4), "server-"));
+  const server = await startServerProcess(dataDir, ["--store", `fileShare:bench=${dirname(nc4)}`, "--job-threads", "1", "--no-samples"]);
+  try {
+    const password = (await readFile(join(dataDir, "initial-admin-password"), "utf8")).trim();
+    const form = (o: Record<string, string>) => ({ method: "POST", body: new URLSearchParams(o) });
+    const { token } = await (
+      await fetch(`${server.url}/sharing/rest/generateToken`, form({ username: "admin", password, f: "json", referer: "bench" }))
+    ).json();
+    const tools = `${server.url}/rest/services/System/RasterAnalysisTools/GPServer/GenerateMultidimensionalAnomaly`;
+    const restMB = await server.rssMb();
+    let peak = restMB;
+    const sampler = setInterval(() => void server.rssMb().then((mb) => (peak = Math.max(peak, mb))), 100);
+    const t0 = performance.now();
+    const submitted = await (
+      await fetch(
+        `${tools}/submitJob`,
+        form({
+          f: "json",
+          token,
+          inputMultidimensionalRaster: JSON.stringify({ uri: `/fileShares/bench/${basename(nc4)}` }),
+          method: "DIFFERENCE_FROM_MEAN",
+          calculationInterval: "RECURRING_MONTHLY",
+          outputName: JSON.stringify({ serviceProperties: { name: `bench_${Date.now()}` } }),
+          context: JSON.stringify({ parallelProcessingFactor: 1 }),
+        }),
+      )
+    ).json();
+    if (!submitted.jobId) throw new Error(`submit refused: ${JSON.stringify(submitted)}`);
+    for (;;) {
+      const status = await (await fetch(`${tools}/jobs/${submitted.jobId}?f=json&token=${token}`)).json();
+      if (status.jobStatus === "esriJobSucceeded") break;
+      if (/Failed|TimedOut|Cancelled/.test(status.jobStatus))
+        throw new Error(`job ended ${status.jobStatus}: ${JSON.stringify(status.messages)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    clearInterval(sampler);
+    return { seconds, peakMB: peak, restMB };
+  } finally {
+    await server.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
 }
 
 async function ensureDebianTools(): Promise<void> {

@@ -9,10 +9,11 @@
  *   and peak RSS, against decoding and writing the cube once; as a job on 2 threads vs 1;
  * - export (bench/exportImage.ts): median warm and cold latency of a 512×512 PNG exportImage
  *   on a 1440×720 grid.
- * - cdo (bench/cdo.ts): the RECURRING_MONTHLY anomaly on a daily NetCDF-4 cube stored one
- *   step per chunk with zlib, against `cdo ymonsub x -ymonmean x`, medians of 3 with peak memory.
+ * - cdo (bench/cdo.ts): the engine on a daily NetCDF-4 cube stored one step per chunk with
+ *   zlib (anomalies, trends, threads, a REST job, memory) against CDO, medians of 3 with peak
+ *   memory; --long adds a cube four times longer, --no-kendall leaves Mann-Kendall out.
  * - codecs (bench/codecs.ts): encode and decode speed and size of the output codec's candidates.
- * Usage: npm run bench [-- --only tiles|anomaly|export|cdo|codecs] [--times 1000] [--anomaly-times 2100] [--cdo-times 1461]
+ * Usage: npm run bench [-- --only tiles|anomaly|export|cdo|codecs] [--times 1000] [--anomaly-times 2100] [--cdo-times 1461] [--long] [--no-kendall]
  * (outputs go to bench/out/, git-ignored)
  */
 import { execFile } from "node:child_process";
@@ -35,6 +36,8 @@ const { values } = parseArgs({
     "anomaly-times": { type: "string", default: "2100" },
     "cdo-times": { type: "string", default: "1461" },
     only: { type: "string" },
+    long: { type: "boolean", default: false },
+    "no-kendall": { type: "boolean", default: false },
   },
 });
 const shape = { times: Number(values.times), height: 360, width: 720 };
@@ -65,7 +68,7 @@ const only = (what: string) => values.only === undefined || values.only === what
 if (only("tiles")) rows.push(...(await benchTiles()));
 if (only("anomaly")) rows.push(...(await benchAnomaly(out, Number(values["anomaly-times"]))));
 if (only("export")) rows.push(...(await benchExportImage(out)));
-if (only("cdo")) rows.push(...(await benchCdo(out, Number(values["cdo-times"]))));
+if (only("cdo")) rows.push(...(await benchCdo(out, Number(values["cdo-times"]), { long: values.long, kendall: !values["no-kendall"] })));
 if (only("codecs")) rows.push(...(await benchCodecs()));
 const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
 for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));
