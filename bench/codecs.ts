@@ -11,6 +11,7 @@ import { promisify } from "node:util";
 import { gunzip, gzip } from "node:zlib";
 import Lz4 from "numcodecs/lz4";
 import Zstd from "numcodecs/zstd";
+import { zstdEncode } from "../src/io/zstdCodec.js";
 
 interface Candidate {
   name: string;
@@ -31,6 +32,11 @@ function candidates(): Candidate[] {
     { name: "none", encode: async (raw) => raw, decode: async (stored) => stored },
     wasm("zstd level 3 (wasm)", Zstd.fromConfig({ id: "zstd", level: 3 })),
     wasm("zstd level 1 (wasm)", Zstd.fromConfig({ id: "zstd", level: 1 })),
+    {
+      name: "zstd level 1 (Strata's: @bokuweb/zstd-wasm encodes, numcodecs decodes)",
+      encode: (raw: Uint8Array) => zstdEncode(raw, 1),
+      decode: (stored: Uint8Array) => Zstd.fromConfig({ id: "zstd", level: 1 }).decode(stored),
+    },
     wasm("lz4 (wasm)", Lz4.fromConfig({ id: "lz4", acceleration: 1 })),
     ...[1, 3].map((level) => ({
       name: `gzip level ${level} (node:zlib)`,

@@ -19,6 +19,9 @@ import {
   spatialNames,
   variableAttributes,
 } from "./cfAttributes.js";
+import { useFastZstd } from "./zstdCodec.js";
+
+useFastZstd();
 
 /** Largest spatial chunk edge of written data. */
 export const TILE = 512;
@@ -37,8 +40,8 @@ const ZARR_DTYPE: Record<PixelType, zarr.DataType> = {
 /**
  * zstd at level 1: `npm run bench -- --only codecs` measured it encoding 1.7-2.4 times as
  * fast as level 3 for the same size within 2 % (noise compresses to 80 % either way), and
- * decoding faster than node:zlib's gzip; lz4 was only a little faster and much larger on
- * smooth fields.
+ * decoding faster than node:zlib's gzip; lz4 was no faster than our zstd encoder
+ * (io/zstdCodec.ts) and much larger on smooth fields.
  */
 const CODECS = [
   { name: "bytes", configuration: { endian: "little" } },
