@@ -1,11 +1,14 @@
 /**
- * NetCDF-4 / HDF5 reader on h5wasm. h5wasm's Node build reads the file in place (no copy
- * into memory) and `slice` is an HDF5 hyperslab read, so windows cost only the chunks they
- * touch. Dimension names come from the netCDF-4 dimension scales (DIMENSION_LIST).
+ * NetCDF-4 / HDF5 reader. h5wasm gives the metadata (names, attributes, dimension scales,
+ * types); values come from Strata's own chunk reader (io/hdf5/: positional reads, inflate on
+ * libuv's pool, unshuffle), which is much faster than a hyperslab through a WASM HDF5. What
+ * the chunk reader does not handle (other filters, a file it cannot parse) is read with
+ * h5wasm's `slice` as before. Dimension names come from the netCDF-4 dimension scales.
  */
 import h5wasm from "h5wasm/node";
 import { CorruptDataError, StrataError, UnsupportedDataError } from "../cube/errors.js";
 import { allowHdf5, guardedH5wasm, refusedOpen } from "./hdf5Guard.js";
+import { type Hdf5Dataset, type Hdf5File, openHdf5Chunks } from "./hdf5/index.js";
 import type { TypedArray } from "../cube/types.js";
 import type { Attributes, RawDataset, RawDtype, RawVariable } from "./raw.js";
 
@@ -26,6 +29,13 @@ const INTERNAL_ATTRS = new Set([
   "_NCProperties",
 ]);
 
+/** Which reader gave a variable's last values: for tests, which prove the chunk reader is used. */
+export type ValueReader = "chunks" | "h5wasm";
+
+export interface Netcdf4Variable extends RawVariable {
+  readonly reader: ValueReader | undefined;
+}
+
 /**
  * Open a NetCDF-4 (or plain HDF5) file lazily.
  * @example
@@ -42,7 +52,11 @@ export async function openNetcdf4(path: string): Promise<RawDataset> {
     file = new h5wasm.File(path, "r");
     if (file.file_id < 0n) throw new Error("HDF5 could not open it");
     const variables: RawVariable[] = [];
-    collect(path, file, file, "", variables);
+    // One file handle per opened dataset, opened at the first read; undefined when the
+    // chunk reader cannot parse the file, which h5wasm then reads alone.
+    let chunkFile: Promise<Hdf5File | undefined> | undefined;
+    const chunks = () => (chunkFile ??= openHdf5Chunks(path).catch(() => undefined));
+    collect(path, file, file, "", variables, chunks);
     const opened = file;
     return {
       format: "netcdf4",
@@ -51,6 +65,7 @@ export async function openNetcdf4(path: string): Promise<RawDataset> {
       close: async () => {
         opened.close();
         release();
+        await (await chunkFile)?.close();
       },
     };
   } catch (e) {
@@ -68,7 +83,9 @@ export async function openNetcdf4(path: string): Promise<RawDataset> {
 /** HDF5 filters built into the library (deflate, shuffle, fletcher32, szip, nbit, scale-offset). */
 const BUILT_IN_FILTERS = new Set([1, 2, 3, 4, 5, 6]);
 
-function collect(path: string, file: H5File, group: H5Group, prefix: string, out: RawVariable[]): void {
+type ChunkFile = () => Promise<Hdf5File | undefined>;
+
+function collect(path: string, file: H5File, group: H5Group, prefix: string, out: RawVariable[], chunks: ChunkFile): void {
   for (const key of group.keys()) {
     const name = `${prefix}${key}`;
     const outside = (how: string) =>
@@ -76,7 +93,7 @@ function collect(path: string, file: H5File, group: H5Group, prefix: string, out
     const entity = group.get(key);
     if (entity && typeof entity === "object" && "filename" in entity && "obj_path" in entity) throw outside("an external link");
     if (entity instanceof h5wasm.Group) {
-      collect(path, file, entity, `${name}/`, out);
+      collect(path, file, entity, `${name}/`, out, chunks);
     } else if (entity instanceof h5wasm.Dataset) {
       const meta = entity.metadata as H5Dataset["metadata"] & { virtual_sources?: unknown[] };
       if (meta.virtual_sources) throw outside("a virtual dataset");
@@ -97,32 +114,62 @@ function collect(path: string, file: H5File, group: H5Group, prefix: string, out
         }
         if (refusedOpen()) throw outside("stored in another file");
       }
-      const variable = toVariable(file, entity, name);
+      const variable = toVariable(file, entity, name, chunks);
       if (variable) out.push(variable);
     }
   }
 }
 
-function toVariable(file: H5File, ds: H5Dataset, name: string): RawVariable | undefined {
+function toVariable(file: H5File, ds: H5Dataset, name: string, chunks: ChunkFile): Netcdf4Variable | undefined {
   const meta = ds.metadata;
   const dtype = dtypeOf(meta);
   const nameAttr = attrValue(ds, "NAME");
   if (!dtype || (typeof nameAttr === "string" && nameAttr.startsWith(PHONY_DIMENSION))) return undefined;
   const shape = meta.shape ?? [];
-  return {
+  // The chunk reader's view of this dataset, or undefined once it proved unable to read it.
+  let chunked: Promise<Hdf5Dataset | undefined> | undefined;
+  const chunkedDataset = () =>
+    (chunked ??= chunks()
+      .then((h5) => h5?.dataset(name))
+      .then((d) => (d && d.kind === dtype && d.shape.length === shape.length && d.shape.every((n, i) => n === shape[i]) ? d : undefined))
+      .catch(() => undefined));
+  let lastReader: ValueReader | undefined;
+  const viaH5wasm = (read: () => TypedArray) => {
+    lastReader = "h5wasm";
+    return read();
+  };
+  const variable: Netcdf4Variable = {
     name,
     dims: dimensionNames(file, ds, name, shape.length),
     shape,
     dtype,
     attrs: attributesOf(ds),
     chunkShape: meta.chunks ?? shape,
+    get reader() {
+      return lastReader;
+    },
     async read(start, count, signal) {
       signal?.throwIfAborted();
-      if (shape.length === 0) return ds.value as TypedArray;
+      if (shape.length === 0) return viaH5wasm(() => ds.value as TypedArray);
+      const own = await chunkedDataset();
+      if (own) {
+        try {
+          const values = await own.read(start, count, signal);
+          lastReader = "chunks";
+          return values;
+        } catch (e) {
+          if (signal?.aborted) throw e;
+          // A window outside the shape is h5wasm's to judge, as before. Anything else (a chunk
+          // with a skipped filter, a structure the chunk reader misjudged): h5wasm reads this
+          // variable from now on.
+          if (!(e instanceof RangeError)) chunked = Promise.resolve(undefined);
+        }
+      }
       const ranges = start.map((s, i) => [s, s + count[i]] as [number, number]);
-      return ds.slice(ranges) as TypedArray;
+      return viaH5wasm(() => ds.slice(ranges) as TypedArray);
     },
   };
+  return variable;
 }
 
 function dtypeOf(meta: H5Dataset["metadata"]): RawDtype | undefined {

@@ -3,6 +3,7 @@
  * on libuv's thread pool, so chunks decode in parallel), shuffle in a tight loop, fletcher32
  * verified and stripped. Any other filter, or a chunk that skipped a filter, is unsupported.
  */
+import { endianness } from "node:os";
 import { promisify } from "node:util";
 import { inflate } from "node:zlib";
 import type { Filter } from "./messages.js";
@@ -61,6 +62,8 @@ export async function decodeChunk(
   return data;
 }
 
+const LITTLE_ENDIAN_HOST = endianness() === "LE";
+
 /** Shuffle stores byte k of every element together; put each element's bytes back side by side. */
 export function unshuffle(src: Uint8Array, size: number, dst: Uint8Array): Uint8Array {
   const n = Math.floor(src.length / size);
@@ -68,14 +71,52 @@ export function unshuffle(src: Uint8Array, size: number, dst: Uint8Array): Uint8
     dst.set(src);
     return dst;
   }
-  for (let k = 0; k < size; k++) {
-    const plane = k * n;
-    for (let i = 0, j = k; i < n; i++, j += size) dst[j] = src[plane + i];
+  // Whole words at a time where the output is aligned: one store per element, not `size`.
+  if (LITTLE_ENDIAN_HOST && dst.byteOffset % 4 === 0 && (size === 2 || size === 4 || size === 8)) {
+    unshuffleWords(src, size, n, dst);
+  } else {
+    for (let k = 0; k < size; k++) {
+      const plane = k * n;
+      for (let i = 0, j = k; i < n; i++, j += size) dst[j] = src[plane + i];
+    }
   }
   // Bytes beyond whole elements were left in place by the shuffle filter.
   const tail = n * size;
   if (tail < src.length) dst.set(src.subarray(tail), tail);
   return dst;
+}
+
+function unshuffleWords(src: Uint8Array, size: number, n: number, dst: Uint8Array): void {
+  if (size === 2) {
+    const out = new Uint16Array(dst.buffer, dst.byteOffset, n);
+    for (let i = 0; i < n; i++) out[i] = src[i] | (src[n + i] << 8);
+    return;
+  }
+  const out = new Uint32Array(dst.buffer, dst.byteOffset, (n * size) >> 2);
+  const words = size >> 2;
+  if (size === 4 && src.byteOffset % 4 === 0 && n % 4 === 0) {
+    // Four elements per step: one word from each byte plane, transposed as a 4x4 byte block.
+    const planes = new Uint32Array(src.buffer, src.byteOffset, n);
+    const q = n >> 2;
+    for (let i = 0, o = 0; i < q; i++, o += 4) {
+      const a = planes[i];
+      const b = planes[q + i];
+      const c = planes[2 * q + i];
+      const d = planes[3 * q + i];
+      out[o] = (a & 0xff) | ((b & 0xff) << 8) | ((c & 0xff) << 16) | (d << 24);
+      out[o + 1] = ((a >>> 8) & 0xff) | (b & 0xff00) | ((c & 0xff00) << 8) | ((d >>> 8) << 24);
+      out[o + 2] = ((a >>> 16) & 0xff) | ((b >>> 8) & 0xff00) | (c & 0xff0000) | ((d >>> 16) << 24);
+      out[o + 3] = (a >>> 24) | ((b >>> 16) & 0xff00) | ((c >>> 8) & 0xff0000) | ((d >>> 24) << 24);
+    }
+    return;
+  }
+  for (let w = 0; w < words; w++) {
+    const p0 = 4 * w * n;
+    const p1 = p0 + n;
+    const p2 = p1 + n;
+    const p3 = p2 + n;
+    for (let i = 0, j = w; i < n; i++, j += words) out[j] = src[p0 + i] | (src[p1 + i] << 8) | (src[p2 + i] << 16) | (src[p3 + i] << 24);
+  }
 }
 
 /** Verify the trailing Fletcher-32 checksum (as HDF5 computes it, or byte-swapped as before 1.6.3) and drop it. */
