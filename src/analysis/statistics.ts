@@ -19,7 +19,8 @@ export interface StatisticsAccumulator {
 }
 
 /**
- * Welford's update merged per block (Chan et al.), stable for long series.
+ * Per block, sums shifted by the running mean; blocks merged by Chan et al.'s formula,
+ * stable for long series.
  * @example
  * const acc = statisticsAccumulator(); acc.add(slab.data, v.nodata); acc.result();
  */
@@ -31,31 +32,32 @@ export function statisticsAccumulator(): StatisticsAccumulator {
   let max = -Infinity;
   return {
     add(data, nodata) {
+      // One pass over the block with sums shifted by K (the mean so far, else the block's
+      // first value), so nothing cancels; then Chan's merge. Locals in the loop: closure
+      // variables written per value cost several times more.
       let bn = 0;
-      let bsum = 0;
-      // Locals in the loop: closure variables written per value cost several times more.
+      let s1 = 0;
+      let s2 = 0;
       let lo = min;
       let hi = max;
       const nd = nodata ?? NaN;
+      let k = n > 0 ? mean : NaN;
       for (let i = 0; i < data.length; i++) {
         const x = data[i];
         if (x !== x || x === nd) continue; // NaN or nodata
+        if (k !== k) k = x;
+        const d = x - k;
         bn++;
-        bsum += x;
+        s1 += d;
+        s2 += d * d;
         if (x < lo) lo = x;
         if (x > hi) hi = x;
       }
       min = lo;
       max = hi;
       if (bn === 0) return;
-      const bmean = bsum / bn;
-      let bm2 = 0;
-      for (let i = 0; i < data.length; i++) {
-        const x = data[i];
-        if (x !== x || x === nd) continue;
-        const d = x - bmean;
-        bm2 += d * d;
-      }
+      const bmean = k + s1 / bn;
+      const bm2 = Math.max(0, s2 - (s1 * s1) / bn);
       const total = n + bn;
       const delta = bmean - mean;
       mean += (delta * bn) / total;
