@@ -32,14 +32,80 @@ export interface KendallResult {
 /** Reusable work buffers for series of up to n values. */
 export interface KendallScratch {
   readonly sorted: Float64Array;
+  /** All pair slopes of a short series; on a long one, a random sample of them. */
   readonly slopes: Float64Array;
+  /** The series being tested, equal-x runs sorted by y (see senSlope). */
+  readonly x: Float64Array;
+  readonly y: Float64Array;
+  readonly key: Float64Array;
+  readonly keyTmp: Float64Array;
+  readonly order: Int32Array;
+  readonly orderTmp: Int32Array;
+  /** Seasons of two values or more: [from, to) in x/y. */
+  readonly segFrom: Int32Array;
+  readonly segTo: Int32Array;
+  readonly whole: Int32Array;
+  /** Mutable state of the long-series path: PRNG, segment count, sizes, bounds of the last cuts. */
+  readonly state: LongSeriesState;
+}
+
+interface LongSeriesState {
+  random: number;
+  segments: number;
+  maxAbsY: number;
+  maxAbsX: number;
+  minStepX: number;
+  /** Pairs of equal x and equal y, counted by a non-strict cut at slope 0 and taken off. */
+  equalXYPairs: number;
+  /** Every slope below the last lower cut is ≤ this; every slope above the last upper cut is ≥ upperBound. */
+  lowerBound: number;
+  upperBound: number;
+  /** Slopes between the two cuts (grown only for heavy ties). */
+  candidates: Float64Array;
+  /** Slopes found by selectSlopes. */
+  lowerSlope: number;
+  upperSlope: number;
 }
 
 /** Fewest valid values a Mann-Kendall test is computed from. */
 export const MIN_KENDALL_VALUES = 4;
 
+/** Up to this many pairs, S and the slopes are computed pair by pair (faster than sorting there). */
+const DIRECT_PAIRS = 2048;
+/** Slopes the long-series path holds at once (sample size, largest candidate set). */
+const SAMPLE = 2048;
+/** Candidates held at first (the bracket around the median usually holds a few thousand). */
+const CANDIDATES = 16384;
+const UNIT_ROUNDOFF = 2 ** -53;
+
 export function kendallScratch(n: number): KendallScratch {
-  return { sorted: new Float64Array(n), slopes: new Float64Array(Math.max(1, (n * (n - 1)) / 2)) };
+  const pairs = Math.max(1, (n * (n - 1)) / 2);
+  return {
+    sorted: new Float64Array(n),
+    slopes: new Float64Array(Math.min(pairs, Math.max(DIRECT_PAIRS, SAMPLE))),
+    x: new Float64Array(n),
+    y: new Float64Array(n),
+    key: new Float64Array(n),
+    keyTmp: new Float64Array(n),
+    order: new Int32Array(n),
+    orderTmp: new Int32Array(n),
+    segFrom: new Int32Array(n),
+    segTo: new Int32Array(n),
+    whole: new Int32Array(2),
+    state: {
+      random: 0x2545f491,
+      segments: 0,
+      maxAbsY: 0,
+      maxAbsX: 0,
+      minStepX: 0,
+      equalXYPairs: 0,
+      lowerBound: 0,
+      upperBound: 0,
+      lowerSlope: 0,
+      upperSlope: 0,
+      candidates: new Float64Array(pairs > DIRECT_PAIRS ? CANDIDATES : 0),
+    },
+  };
 }
 
 /** S over y[from..to), in that order. */
@@ -59,10 +125,16 @@ export function kendallVariance(y: ArrayLike<number>, from: number, to: number, 
   const buf = sorted.subarray(0, n);
   for (let i = 0; i < n; i++) buf[i] = y[from + i];
   buf.sort();
+  return tieCorrectedVariance(buf, 0, n);
+}
+
+/** Var(S) from the values sorted[from..to) in ascending order. */
+function tieCorrectedVariance(sorted: Float64Array, from: number, to: number): number {
+  const n = to - from;
   let ties = 0;
   let run = 1;
-  for (let i = 1; i <= n; i++) {
-    if (i < n && buf[i] === buf[i - 1]) run++;
+  for (let i = from + 1; i <= to; i++) {
+    if (i < to && sorted[i] === sorted[i - 1]) run++;
     else {
       if (run > 1) ties += run * (run - 1) * (2 * run + 5);
       run = 1;
@@ -90,44 +162,14 @@ export function pairSlopes(x: ArrayLike<number>, y: ArrayLike<number>, from: num
 }
 
 /**
- * One pass over the pairs of x/y[from..to): adds S to `acc.score` and appends the pair
- * slopes to `out` at `at` (as kendallScore + pairSlopes, reading each pair once).
- */
-function pairPass(
-  x: ArrayLike<number>,
-  y: ArrayLike<number>,
-  from: number,
-  to: number,
-  out: Float64Array,
-  at: number,
-  acc: { score: number },
-): number {
-  let k = at;
-  let s = 0;
-  for (let i = from; i < to - 1; i++) {
-    const xi = x[i];
-    const yi = y[i];
-    for (let j = i + 1; j < to; j++) {
-      const dy = y[j] - yi;
-      const dx = x[j] - xi;
-      s += Math.sign(dy);
-      if (dx !== 0) out[k++] = dy / dx;
-    }
-  }
-  acc.score += s;
-  return k;
-}
-
-/**
  * Mann-Kendall test of the n values y (in order of x) and Sen's slope; undefined when
  * n < 4.
  */
 export function mannKendall(x: ArrayLike<number>, y: ArrayLike<number>, n: number, scratch: KendallScratch): KendallResult | undefined {
   if (n < MIN_KENDALL_VALUES) return undefined;
-  const acc = { score: 0 };
-  const count = pairPass(x, y, 0, n, scratch.slopes, 0, acc);
-  const variance = kendallVariance(y, 0, n, scratch.sorted);
-  return result(acc.score, variance, count === 0 ? NaN : median(scratch.slopes, count));
+  scratch.whole[0] = 0;
+  scratch.whole[1] = n;
+  return kendall(x, y, scratch.whole, 1, scratch);
 }
 
 /**
@@ -145,20 +187,536 @@ export function seasonalKendall(
 ): KendallResult | undefined {
   const n = starts[seasons] - starts[0];
   if (n < MIN_KENDALL_VALUES) return undefined;
-  const acc = { score: 0 };
+  return kendall(x, y, starts, seasons, scratch);
+}
+
+function kendall(
+  x: ArrayLike<number>,
+  y: ArrayLike<number>,
+  starts: ArrayLike<number>,
+  seasons: number,
+  scratch: KendallScratch,
+): KendallResult | undefined {
+  let pairs = 0;
+  for (let g = 0; g < seasons; g++) {
+    const size = starts[g + 1] - starts[g];
+    pairs += (size * (size - 1)) / 2;
+  }
+  if (pairs === 0) return undefined;
+  return (
+    (pairs > DIRECT_PAIRS && longSeriesKendall(x, y, starts, seasons, scratch)) || pairByPairKendall(x, y, starts, seasons, pairs, scratch)
+  );
+}
+
+/** S, Var(S) and Sen's slope from every pair: O(n²) time, the slopes held in memory. */
+function pairByPairKendall(
+  x: ArrayLike<number>,
+  y: ArrayLike<number>,
+  starts: ArrayLike<number>,
+  seasons: number,
+  pairs: number,
+  scratch: KendallScratch,
+): KendallResult {
+  const slopes = pairs <= scratch.slopes.length ? scratch.slopes : new Float64Array(pairs);
+  let score = 0;
   let variance = 0;
   let count = 0;
-  let pairs = 0;
   for (let g = 0; g < seasons; g++) {
     const from = starts[g];
     const to = starts[g + 1];
     if (to - from < 2) continue;
-    pairs += ((to - from) * (to - from - 1)) / 2;
-    count = pairPass(x, y, from, to, scratch.slopes, count, acc);
+    for (let i = from; i < to - 1; i++) {
+      const xi = x[i];
+      const yi = y[i];
+      for (let j = i + 1; j < to; j++) {
+        const dy = y[j] - yi;
+        const dx = x[j] - xi;
+        score += Math.sign(dy);
+        if (dx !== 0) slopes[count++] = dy / dx;
+      }
+    }
     variance += kendallVariance(y, from, to, scratch.sorted);
   }
-  if (pairs === 0) return undefined;
-  return result(acc.score, variance, count === 0 ? NaN : median(scratch.slopes, count));
+  return result(score, variance, count === 0 ? NaN : median(slopes, count));
+}
+
+/**
+ * The same results in O(n log n) (expected) time and O(n) memory; null when the series falls
+ * outside what the slope selection's rounding-error bounds cover (non-finite values, x out of
+ * order, extreme magnitudes), left to pairByPairKendall.
+ *
+ * S = pairs − tied pairs − 2·(pairs in decreasing order), the last counted by a merge sort
+ * (Knight's algorithm), which also sorts the values for Var(S).
+ */
+function longSeriesKendall(
+  x: ArrayLike<number>,
+  y: ArrayLike<number>,
+  starts: ArrayLike<number>,
+  seasons: number,
+  scratch: KendallScratch,
+): KendallResult | null {
+  const { x: xs, y: ys, key, keyTmp, order, orderTmp, segFrom, segTo, state } = scratch;
+  const base = starts[0];
+  let segments = 0;
+  let maxAbsY = 0;
+  let maxAbsX = 0;
+  let minStepX = Infinity;
+  let maxSpanX = 0;
+  let equalXRuns = false;
+  for (let g = 0; g < seasons; g++) {
+    const from = starts[g] - base;
+    const to = starts[g + 1] - base;
+    if (to - from < 2) continue;
+    segFrom[segments] = from;
+    segTo[segments++] = to;
+    for (let i = from; i < to; i++) {
+      const xi = x[base + i];
+      const yi = y[base + i];
+      if (!Number.isFinite(xi) || !Number.isFinite(yi)) return null;
+      xs[i] = xi;
+      ys[i] = yi;
+      maxAbsY = Math.max(maxAbsY, Math.abs(yi));
+      maxAbsX = Math.max(maxAbsX, Math.abs(xi));
+      if (i > from) {
+        const step = xi - xs[i - 1];
+        if (step < 0) return null;
+        if (step === 0) equalXRuns = true;
+        else if (step < minStepX) minStepX = step;
+      }
+    }
+    maxSpanX = Math.max(maxSpanX, xs[to - 1] - xs[from]);
+  }
+
+  let score = 0;
+  let variance = 0;
+  let decreasing = 0;
+  let tiedPairs = 0;
+  let minGapY = Infinity;
+  for (let s = 0; s < segments; s++) {
+    const from = segFrom[s];
+    const to = segTo[s];
+    for (let i = from; i < to; i++) {
+      key[i] = ys[i];
+      order[i] = i;
+    }
+    const down = sortCounting(key, order, keyTmp, orderTmp, from, to, true);
+    let ties = 0;
+    let run = 1;
+    for (let i = from + 1; i <= to; i++) {
+      if (i < to && key[i] === key[i - 1]) run++;
+      else {
+        ties += (run * (run - 1)) / 2;
+        run = 1;
+        if (i < to) minGapY = Math.min(minGapY, key[i] - key[i - 1]);
+      }
+    }
+    const size = to - from;
+    score += (size * (size - 1)) / 2 - ties - 2 * down;
+    variance += tieCorrectedVariance(key, from, to);
+    decreasing += down;
+    tiedPairs += ties;
+  }
+
+  // Slopes stay finite and normal, and the cut margins small: see cutMargin.
+  const fits = maxAbsY / minStepX <= 2 ** 900 && maxAbsX / minStepX <= 2 ** 40 && minGapY / maxSpanX >= 2 ** -1000;
+  if (minStepX !== Infinity && !fits) return null;
+  state.segments = segments;
+  state.maxAbsY = maxAbsY;
+  state.maxAbsX = maxAbsX;
+  state.minStepX = minStepX;
+  return result(score, variance, minStepX === Infinity ? NaN : senSlope(scratch, equalXRuns, decreasing, tiedPairs));
+}
+
+/**
+ * Sen's slope of the series in scratch (x, y and segments set by longSeriesKendall) without
+ * listing its pairs. Slopes are located by cuts: for a slope t, the pairs i < j of a season
+ * with (y_j − y_i)/(x_j − x_i) < t are those whose key y − t·x decreases from i to j, so a
+ * merge sort by key counts them in O(n log n); the pairs between two nearby cuts are those
+ * whose order differs between them, listed by an insertion sort from one order to the other
+ * in O(n + their number). selectSlopes picks the cuts from a random sample of slopes.
+ *
+ * Exactness. The keys are rounded, so a cut at t sorts pairs right only when their slope is
+ * not too close to t: each cut is made a margin outside its bracket end (cutMargin), which
+ * guarantees that every pair it puts below has a computed slope < α (above: > β); the pairs in
+ * between are listed and their slopes computed, so only their order comes from the cuts. At
+ * slope 0 the key is y itself and the cut is exact, so the (often many) pairs of equal y are
+ * counted, never listed. A result is accepted only when it lies within its bracket.
+ */
+function senSlope(scratch: KendallScratch, equalXRuns: boolean, decreasing: number, tiedPairs: number): number {
+  const { x: xs, y: ys, segFrom, segTo, state } = scratch;
+  let pairs = 0;
+  let equalXPairs = 0;
+  let equalXYPairs = 0;
+  for (let s = 0; s < state.segments; s++) {
+    const from = segFrom[s];
+    const to = segTo[s];
+    pairs += ((to - from) * (to - from - 1)) / 2;
+    if (!equalXRuns) continue;
+    // Pairs of equal x have no slope. Sorting y within a run of equal x keeps every slope
+    // (each pair keeps its two ends) and keeps those pairs out of every cut's count.
+    for (let a = from; a < to;) {
+      let b = a + 1;
+      while (b < to && xs[b] === xs[a]) b++;
+      if (b - a > 1) {
+        ys.subarray(a, b).sort();
+        equalXPairs += ((b - a) * (b - a - 1)) / 2;
+        for (let c = a; c < b;) {
+          let d = c + 1;
+          while (d < b && ys[d] === ys[c]) d++;
+          equalXYPairs += ((d - c) * (d - c - 1)) / 2;
+          c = d;
+        }
+      }
+      a = b;
+    }
+  }
+  pairs -= equalXPairs;
+  state.equalXYPairs = equalXYPairs;
+  // Slopes < 0 and ≤ 0, counted exactly (y order alone).
+  const negative = equalXRuns ? sortByCut(scratch, 0, true) : decreasing;
+  const nonPositive = negative + tiedPairs - equalXYPairs;
+
+  const high = Math.floor(pairs / 2);
+  const low = pairs % 2 === 1 ? high : high - 1;
+  const sideOf = (rank: number) => (rank < negative ? -1 : rank < nonPositive ? 0 : 1);
+  const lowSide = sideOf(low);
+  const highSide = sideOf(high);
+  const regionSize = (side: number) => (side < 0 ? negative : pairs - nonPositive);
+  const before = (side: number) => (side < 0 ? 0 : nonPositive);
+  let lower = 0;
+  let upper = 0;
+  if (lowSide === highSide) {
+    if (lowSide !== 0) {
+      selectSlopes(scratch, low, high, lowSide, regionSize(lowSide), before(lowSide));
+      lower = state.lowerSlope;
+      upper = state.upperSlope;
+    }
+  } else {
+    if (lowSide !== 0) {
+      selectSlopes(scratch, low, low, lowSide, regionSize(lowSide), before(lowSide));
+      lower = state.lowerSlope;
+    }
+    if (highSide !== 0) {
+      selectSlopes(scratch, high, high, highSide, regionSize(highSide), before(highSide));
+      upper = state.upperSlope;
+    }
+  }
+  return pairs % 2 === 1 ? upper : (lower + upper) / 2;
+}
+
+/**
+ * Puts the slopes of ranks low and high (high ≤ low + 1) in state.lowerSlope/upperSlope,
+ * both < 0 (side −1) or both > 0 (side 1); regionSize slopes lie on that side, above the
+ * `before` smaller ones. A random sample of the side's slopes places a first cut near the
+ * ranks; its exact count then says how far off it is, and the sample around that point gives
+ * the bracket, whose slopes are listed.
+ */
+function selectSlopes(scratch: KendallScratch, low: number, high: number, side: number, regionSize: number, before: number): void {
+  const { state } = scratch;
+  const sample = drawSlopes(scratch, side);
+  const size = sample.length;
+  let spread = size > 0 ? 3 : Infinity;
+  const toSample = size / regionSize;
+  // The sample is partitioned around the pivot, then each side selected as needed.
+  const at = (index: number, outside: number) =>
+    index < 0 || index >= size
+      ? outside
+      : index < pivotIndex
+        ? selectValue(sample, 0, pivotIndex, index)
+        : selectValue(sample, pivotIndex, size, index);
+  const firstLo = side > 0 ? 0 : -Infinity;
+  const firstHi = side > 0 ? Infinity : 0;
+  const pivotIndex = Math.min(size - 1, Math.max(0, Math.floor((low - before + 0.5) * toSample)));
+  const pivot = size > 0 ? selectValue(sample, 0, size, pivotIndex) : 0;
+  // Sample positions some standard deviations beyond an expected offset.
+  const reach = (offset: number, spread: number) => spread * (Math.sqrt(Math.abs(offset) * (1 - Math.min(1, Math.abs(offset) / size))) + 1);
+  for (; spread <= 48; spread *= 2) {
+    let below = lowerCut(scratch, pivot, side);
+    const lowOffset = (low - below) * toSample;
+    const highOffset = (high + 1 - below) * toSample;
+    const hi = Math.min(firstHi, at(Math.ceil(pivotIndex + highOffset + reach(highOffset, spread)), firstHi));
+    if (below > low) {
+      const lo = Math.max(firstLo, at(Math.floor(pivotIndex + lowOffset - reach(lowOffset, spread)), firstLo));
+      below = lowerCut(scratch, lo, side);
+    }
+    const inside = upperCut(scratch, hi, side);
+    if (below <= low && high < below + inside && pickRanks(state.candidates, inside, low - below, high - below, state)) return;
+  }
+  // The sample kept missing (heavy ties): list every slope on this side of 0.
+  const below = lowerCut(scratch, firstLo, side);
+  const inside = upperCut(scratch, firstHi, side);
+  if (!pickRanks(state.candidates, inside, low - below, high - below, state))
+    throw new Error("Sen's slope: the median fell outside its bracket");
+}
+
+/** Uniform random slopes of pairs on one side of 0 (with replacement). */
+function drawSlopes(scratch: KendallScratch, side: number): Float64Array {
+  const { x: xs, y: ys, segFrom, segTo, state, slopes: sample } = scratch;
+  const segments = state.segments;
+  const cumulative = scratch.key; // pairs before each season's end (the keys are rebuilt by every cut)
+  let total = 0;
+  for (let s = 0; s < segments; s++) {
+    const size = segTo[s] - segFrom[s];
+    total += (size * (size - 1)) / 2;
+    cumulative[s] = total;
+  }
+  let count = 0;
+  for (let tries = 0; count < sample.length && tries < 16 * sample.length; tries++) {
+    let s = 0;
+    if (segments > 1) {
+      const r = uniform(state) * total;
+      let lo = 0;
+      let hi = segments - 1;
+      while (lo < hi) {
+        const m = (lo + hi) >> 1;
+        if (cumulative[m] > r) hi = m;
+        else lo = m + 1;
+      }
+      s = lo;
+    }
+    const from = segFrom[s];
+    const size = segTo[s] - from;
+    const u = from + Math.floor(uniform(state) * size);
+    const v = from + Math.floor(uniform(state) * size);
+    if (u === v) continue;
+    const i = Math.min(u, v);
+    const j = Math.max(u, v);
+    const dx = xs[j] - xs[i];
+    if (dx === 0) continue;
+    const slope = (ys[j] - ys[i]) / dx;
+    if (side < 0 ? slope < 0 : slope > 0) sample[count++] = slope;
+  }
+  return sample.subarray(0, count);
+}
+
+/**
+ * Selects ranks low ≤ high of values[0..count) into state; false unless they lie within the
+ * bounds the last cuts guarantee for the pairs they left out.
+ */
+function pickRanks(values: Float64Array, count: number, low: number, high: number, state: LongSeriesState): boolean {
+  const upper = selectValue(values, 0, count, high);
+  let lower = upper;
+  if (low < high) {
+    lower = values[0];
+    for (let i = 1; i < high; i++) if (values[i] > lower) lower = values[i];
+  }
+  if (!(lower >= state.lowerBound && upper <= state.upperBound)) return false;
+  state.lowerSlope = lower;
+  state.upperSlope = upper;
+  return true;
+}
+
+/** The k-th smallest of values[from..to) (which it reorders around k). */
+function selectValue(values: Float64Array, from: number, to: number, k: number): number {
+  select(values, from, to - 1, k);
+  return values[k];
+}
+
+/**
+ * How far outside a bracket end t its cut is made. A key y − t·x is off by at most
+ * u·(|y| + 2|t·x|), which moves the slope a pair is sorted by by at most twice that over its
+ * x step (≥ minStepX); the computed slope fl(fl(Δy)/fl(Δx)) is within 3u·|slope| of the exact
+ * one. The factor 8 covers both with room for the rounding of the cut itself (longSeriesKendall
+ * keeps maxAbsX/minStepX ≤ 2^40, so u·maxAbsX/minStepX is small).
+ */
+function cutMargin(state: LongSeriesState, t: number): number {
+  const size = Math.abs(t);
+  return 8 * UNIT_ROUNDOFF * ((state.maxAbsY + 4 * size * state.maxAbsX) / state.minStepX + size) + 2 ** -1070 / state.minStepX;
+}
+
+/**
+ * Cut below the bracket end lo: sorts each season by its key (into scratch.order) and returns
+ * how many pairs it puts below, all of slope ≤ state.lowerBound. −∞ puts none; on side 1 a
+ * cut at or under 0 is made exactly at 0, putting there every slope ≤ 0.
+ */
+function lowerCut(scratch: KendallScratch, lo: number, side: number): number {
+  const { state } = scratch;
+  if (lo === -Infinity) {
+    state.lowerBound = -Infinity;
+    return sortByCut(scratch, -Infinity, true);
+  }
+  const t = lo - cutMargin(state, lo);
+  if (side > 0 && t <= 0) {
+    state.lowerBound = 0;
+    return sortByCut(scratch, 0, false) - state.equalXYPairs;
+  }
+  state.lowerBound = lo;
+  return sortByCut(scratch, t, true);
+}
+
+/**
+ * Cut above the bracket end hi, for the seasons sorted by lowerCut: returns how many pairs lie
+ * between the two cuts and puts their slopes in state.candidates; the pairs above have slopes
+ * ≥ state.upperBound. On side −1 a cut at or over 0 is made exactly at 0, putting above every
+ * slope ≥ 0.
+ */
+function upperCut(scratch: KendallScratch, hi: number, side: number): number {
+  const { state } = scratch;
+  let t = hi + cutMargin(state, hi);
+  state.upperBound = hi;
+  if (hi === Infinity) t = Infinity;
+  else if (side < 0 && t >= 0) {
+    t = 0;
+    state.upperBound = 0;
+  }
+  const count = listCrossings(scratch, t);
+  if (count <= state.candidates.length) return count;
+  state.candidates = new Float64Array(count); // heavy ties only: list them again, all held
+  return listCrossings(scratch, t);
+}
+
+/** The key of the point (x, y) at cut t; at ±∞ the x order alone. */
+function cutKey(x: number, y: number, t: number): number {
+  return t === -Infinity ? x : t === Infinity ? -x : y - t * x;
+}
+
+/**
+ * Sorts each season's points by their key at cut t into scratch.order (ties: in x order when
+ * strict, reversed otherwise) and returns the pairs whose key decreases (strict) or does not
+ * increase.
+ */
+function sortByCut(scratch: KendallScratch, t: number, strict: boolean): number {
+  const { x: xs, y: ys, key, keyTmp, order, orderTmp, segFrom, segTo, state } = scratch;
+  let count = 0;
+  for (let s = 0; s < state.segments; s++) {
+    const from = segFrom[s];
+    const to = segTo[s];
+    for (let i = from; i < to; i++) {
+      key[i] = cutKey(xs[i], ys[i], t);
+      order[i] = i;
+    }
+    if (t !== -Infinity) count += sortCounting(key, order, keyTmp, orderTmp, from, to, strict);
+  }
+  return count;
+}
+
+/**
+ * Bottom-up merge sort of order[from..to) by key[from..to) (moved along), returning how many
+ * pairs it reverses: later with a smaller key (strict) or a smaller or equal one.
+ */
+function sortCounting(
+  key: Float64Array,
+  order: Int32Array,
+  keyTmp: Float64Array,
+  orderTmp: Int32Array,
+  from: number,
+  to: number,
+  strict: boolean,
+): number {
+  let count = 0;
+  let srcKey = key;
+  let srcOrder = order;
+  let dstKey = keyTmp;
+  let dstOrder = orderTmp;
+  for (let width = 1; width < to - from; width *= 2) {
+    for (let lo = from; lo < to; lo += 2 * width) {
+      const mid = Math.min(lo + width, to);
+      const hi = Math.min(lo + 2 * width, to);
+      let i = lo;
+      let j = mid;
+      let k = lo;
+      // Ties go left first when strict, right first otherwise.
+      if (strict) {
+        while (i < mid && j < hi) {
+          const left = srcKey[i];
+          const right = srcKey[j];
+          if (left <= right) {
+            dstKey[k] = left;
+            dstOrder[k++] = srcOrder[i++];
+          } else {
+            count += mid - i;
+            dstKey[k] = right;
+            dstOrder[k++] = srcOrder[j++];
+          }
+        }
+      } else {
+        while (i < mid && j < hi) {
+          const left = srcKey[i];
+          const right = srcKey[j];
+          if (left < right) {
+            dstKey[k] = left;
+            dstOrder[k++] = srcOrder[i++];
+          } else {
+            count += mid - i;
+            dstKey[k] = right;
+            dstOrder[k++] = srcOrder[j++];
+          }
+        }
+      }
+      while (i < mid) {
+        dstKey[k] = srcKey[i];
+        dstOrder[k++] = srcOrder[i++];
+      }
+      while (j < hi) {
+        dstKey[k] = srcKey[j];
+        dstOrder[k++] = srcOrder[j++];
+      }
+    }
+    const keys = srcKey;
+    srcKey = dstKey;
+    dstKey = keys;
+    const orders = srcOrder;
+    srcOrder = dstOrder;
+    dstOrder = orders;
+  }
+  if (srcKey !== key) {
+    key.set(srcKey.subarray(from, to), from);
+    order.set(srcOrder.subarray(from, to), from);
+  }
+  return count;
+}
+
+/**
+ * Insertion-sorts each season, from the order lowerCut left (scratch.order, kept), by its key
+ * at cut t, and lists the slope of every pair this reverses (the pairs between the two cuts)
+ * in state.candidates as far as it holds them: (y_j − y_i)/(x_j − x_i) with i before j in x
+ * order. Time O(n + pairs between the cuts). Returns how many there are.
+ */
+function listCrossings(scratch: KendallScratch, t: number): number {
+  const { x: xs, y: ys, keyTmp, order, orderTmp, segFrom, segTo, state } = scratch;
+  const out = state.candidates;
+  const capacity = out.length;
+  let count = 0;
+  for (let s = 0; s < state.segments; s++) {
+    const from = segFrom[s];
+    const to = segTo[s];
+    for (let i = from; i < to; i++) {
+      const p = order[i];
+      orderTmp[i] = p;
+      keyTmp[i] = cutKey(xs[p], ys[p], t);
+    }
+    for (let j = from + 1; j < to; j++) {
+      const k = keyTmp[j];
+      const b = orderTmp[j];
+      let i = j - 1;
+      if (keyTmp[i] <= k) continue;
+      const yb = ys[b];
+      const xb = xs[b];
+      // a = orderTmp[i] comes before b in x order: lowerCut's order and this one disagree
+      // on the pair, so it is not on the same side of both cuts.
+      do {
+        const a = orderTmp[i];
+        if (count < capacity) out[count] = (yb - ys[a]) / (xb - xs[a]);
+        count++;
+        keyTmp[i + 1] = keyTmp[i];
+        orderTmp[i + 1] = a;
+        i--;
+      } while (i >= from && keyTmp[i] > k);
+      keyTmp[i + 1] = k;
+      orderTmp[i + 1] = b;
+    }
+  }
+  return count;
+}
+
+/** Uniform in (0, 1), xorshift32: only the running time depends on it. */
+function uniform(state: LongSeriesState): number {
+  let s = state.random;
+  s ^= s << 13;
+  s ^= s >>> 17;
+  s ^= s << 5;
+  state.random = s;
+  return ((s >>> 0) + 0.5) / 4294967296;
 }
 
 function result(score: number, variance: number, sensSlope: number): KendallResult {

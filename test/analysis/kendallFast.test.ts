@@ -1,0 +1,128 @@
+/**
+ * The O(n log n) Mann-Kendall / Seasonal-Kendall path against a brute-force reference written
+ * here (every pair; slopes sorted; median as the mean of the two middle ones): S, Var(S) and
+ * Sen's slope must be the same doubles, on random series long enough to take that path, with
+ * ties in y, runs of equal x, many zero slopes, an exactly linear series and large x.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+
+import { kendallScratch, mannKendall, seasonalKendall } from "../../src/analysis/kendall.js";
+
+function reference(x: ArrayLike<number>, y: ArrayLike<number>, starts: readonly number[]) {
+  let score = 0;
+  let variance = 0;
+  const slopes: number[] = [];
+  for (let g = 0; g + 1 < starts.length; g++) {
+    const from = starts[g];
+    const to = starts[g + 1];
+    if (to - from < 2) continue;
+    for (let i = from; i < to; i++)
+      for (let j = i + 1; j < to; j++) {
+        score += Math.sign(y[j] - y[i]);
+        if (x[j] !== x[i]) slopes.push((y[j] - y[i]) / (x[j] - x[i]));
+      }
+    const counts = new Map<number, number>();
+    for (let i = from; i < to; i++) counts.set(y[i], (counts.get(y[i]) ?? 0) + 1);
+    let ties = 0;
+    for (const t of counts.values()) ties += t * (t - 1) * (2 * t + 5);
+    const n = to - from;
+    variance += (n * (n - 1) * (2 * n + 5) - ties) / 18;
+  }
+  slopes.sort((a, b) => a - b);
+  const k = slopes.length >> 1;
+  const sensSlope = slopes.length === 0 ? NaN : slopes.length % 2 ? slopes[k] : (slopes[k - 1] + slopes[k]) / 2;
+  return { score, variance, sensSlope };
+}
+
+let seed = 20240611;
+const random = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 4294967296;
+
+/** A series of one of several kinds: noise and trend, rounded, mostly zero, two values, linear. */
+function series(n: number, kind: number, x: Float64Array): Float64Array {
+  const trend = (random() - 0.5) * 0.02;
+  return Float64Array.from({ length: n }, (_, i) => {
+    const t = x[i] - x[0];
+    switch (kind) {
+      case 0:
+        return 10 + trend * t + random() * 3;
+      case 1:
+        return Math.round((10 + trend * t + random() * 3) * 10) / 10;
+      case 2:
+        return random() < 0.6 ? 0 : Math.round(random() * 50) / 10;
+      case 3:
+        return random() < 0.5 ? 1 : 2;
+      case 4:
+        return 3 - 0.25 * i;
+      default:
+        return -Math.round(random() * 4) - trend * t;
+    }
+  });
+}
+
+/** x increasing by 1-3, or with runs of equal x, or epoch milliseconds. */
+function xs(n: number, kind: number): Float64Array {
+  const x = new Float64Array(n);
+  let v = kind === 2 ? 1.7e12 : 10957;
+  for (let i = 0; i < n; i++) {
+    x[i] = v;
+    if (kind === 0) v += 1;
+    else if (kind === 1) v += random() < 0.3 ? 0 : 1 + Math.floor(random() * 3);
+    else v += 86_400_000;
+  }
+  return x;
+}
+
+function check(got: ReturnType<typeof mannKendall>, want: ReturnType<typeof reference>, what: string) {
+  assert.ok(got, what);
+  assert.equal(got.score, want.score, `${what} S`);
+  assert.equal(got.variance, want.variance, `${what} Var`);
+  assert.ok(Object.is(got.sensSlope, want.sensSlope), `${what} Sen's slope ${got.sensSlope} != ${want.sensSlope}`);
+}
+
+describe("Kendall fast path against brute force", () => {
+  it("Mann-Kendall: random series, n 2..400", () => {
+    const scratch = kendallScratch(400);
+    for (let trial = 0; trial < 400; trial++) {
+      const n = trial < 20 ? 2 + trial : 2 + Math.floor(random() * 399);
+      const xKind = trial % 3;
+      const yKind = Math.floor(trial / 3) % 6;
+      const x = xs(n, xKind);
+      const y = series(n, yKind, x);
+      const got = mannKendall(x, y, n, scratch);
+      if (n < 4) assert.equal(got, undefined);
+      else check(got, reference(x, y, [0, n]), `trial ${trial} n ${n} x ${xKind} y ${yKind}`);
+    }
+  });
+
+  it("Seasonal-Kendall: random seasons, some with equal x, pooled slopes", () => {
+    const scratch = kendallScratch(12 * 120);
+    for (let trial = 0; trial < 150; trial++) {
+      const seasons = 1 + Math.floor(random() * 12);
+      const starts = [0];
+      const x: number[] = [];
+      const y: number[] = [];
+      for (let g = 0; g < seasons; g++) {
+        const size = Math.floor(random() * 120);
+        const sx = xs(size, trial % 3);
+        const sy = series(size, (trial + g) % 6, sx);
+        x.push(...sx);
+        y.push(...sy);
+        starts.push(x.length);
+      }
+      const got = seasonalKendall(x, y, starts, seasons, scratch);
+      const want = reference(x, y, starts);
+      if (x.length < 4 || starts.every((s, g) => g === 0 || s - starts[g - 1] < 2)) assert.equal(got, undefined);
+      else check(got, want, `trial ${trial} seasons ${seasons} n ${x.length}`);
+    }
+  });
+
+  it("all values equal, and one long season of a cube's length", () => {
+    const n = 1461;
+    const x = xs(n, 0);
+    const flat = new Float64Array(n).fill(7);
+    check(mannKendall(x, flat, n, kendallScratch(n)), reference(x, flat, [0, n]), "flat");
+    const y = series(n, 0, x);
+    check(mannKendall(x, y, n, kendallScratch(n)), reference(x, y, [0, n]), "n 1461");
+  });
+});
