@@ -41,11 +41,22 @@ export function statisticsAccumulator(): StatisticsAccumulator {
       let lo = min;
       let hi = max;
       const nd = nodata ?? NaN;
-      let k = n > 0 ? mean : NaN;
-      for (let i = 0; i < data.length; i++) {
+      const masked = nd === nd;
+      let i = 0;
+      let k = mean;
+      // K found in a loop of its own: a test for it in the main loop made that several times slower.
+      if (n === 0) {
+        for (; i < data.length; i++) {
+          const x = data[i];
+          if (x === x && !(masked && x === nd)) {
+            k = x;
+            break;
+          }
+        }
+      }
+      for (; i < data.length; i++) {
         const x = data[i];
-        if (x !== x || x === nd) continue; // NaN or nodata
-        if (k !== k) k = x;
+        if (x !== x || (masked && x === nd)) continue; // NaN or nodata
         const d = x - k;
         bn++;
         s1 += d;
