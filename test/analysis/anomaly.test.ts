@@ -259,11 +259,12 @@ describe("anomalyTile", () => {
 });
 
 describe("time-whole tiles", () => {
-  it("fit 64 MB of float64 through the time axis, at most 256 on a side", () => {
+  it("fit 32 MB of float64 through the time axis, at most 256 on a side", () => {
     assert.equal(timeTileEdge(12), 256);
-    assert.equal(timeTileEdge(128), 256);
-    assert.equal(timeTileEdge(1461), 75);
-    assert.ok(timeTileEdge(1461) ** 2 * 1461 * 8 <= 64 * 1024 * 1024);
+    assert.equal(timeTileEdge(64), 256);
+    assert.equal(timeTileEdge(128), 181); // √(32 MiB / (128 × 8))
+    assert.equal(timeTileEdge(1461), 53);
+    assert.ok(timeTileEdge(1461) ** 2 * 1461 * 8 <= 32 * 1024 * 1024);
     assert.equal(timeTileEdge(1e9), 1);
   });
 
