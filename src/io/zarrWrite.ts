@@ -3,7 +3,8 @@
  * coordinate arrays (time as milliseconds since 1970-01-01 in the source calendar), and the
  * georeferencing twice: a CF grid_mapping variable and GeoZarr-style `proj:code` /
  * `spatial:transform` / `spatial:shape` attributes. Blocks are written as they come, so a
- * cube of any size streams through in bounded memory. Consolidated metadata is written last
+ * cube of any size streams through in bounded memory; blocks of whole chunks (nearly all)
+ * directly (io/zarrChunks.ts), others through zarrita. Consolidated metadata is written last
  * so the store can be listed over HTTP.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
@@ -19,6 +20,7 @@ import {
   spatialNames,
   variableAttributes,
 } from "./cfAttributes.js";
+import { type ChunkWriter, openChunkWriter } from "./zarrChunks.js";
 import { useFastZstd } from "./zstdCodec.js";
 
 useFastZstd();
@@ -96,6 +98,7 @@ export async function createZarrWriter(path: string, spec: CubeSpec): Promise<Za
 
   const written = new Set<string>();
   const arrays = new Map<string, zarr.Array<zarr.DataType, FileSystemStore>>();
+  const direct = new Map<string, ChunkWriter | undefined>();
   const chunkShapes = new Map<string, readonly number[]>();
   for (const v of spec.variables) {
     for (const d of v.dimensions) {
@@ -123,6 +126,7 @@ export async function createZarrWriter(path: string, spec: CubeSpec): Promise<Za
       attributes,
     });
     arrays.set(v.name, arr);
+    direct.set(v.name, await openChunkWriter(join(path, arrayKey(v.name)), CODECS));
     created.push(arrayKey(v.name));
     chunkShapes.set(v.name, chunkShape);
   }
@@ -132,7 +136,7 @@ export async function createZarrWriter(path: string, spec: CubeSpec): Promise<Za
     async writeBlock(name, start, slab) {
       const arr = arrays.get(name);
       if (!arr) throw new Error(`no variable ${name} in this writer`);
-      await setBlock(arr, start, slab);
+      if (!(await direct.get(name)?.tryWrite(start, slab))) await setBlock(arr, start, slab);
     },
     finish: (attributes) => consolidate(path, created, attributes ? jsonSafe(attributes) : {}),
   };
@@ -154,8 +158,15 @@ export interface BlockWriter {
 export async function openBlockWriter(path: string): Promise<BlockWriter> {
   const root = zarr.root(new FileSystemStore(path));
   const arrays = new Map<string, Promise<zarr.Array<zarr.DataType, FileSystemStore>>>();
+  const direct = new Map<string, Promise<ChunkWriter | undefined>>();
   return {
     async writeBlock(name, start, slab) {
+      let writer = direct.get(name);
+      if (!writer) {
+        writer = openChunkWriter(join(path, arrayKey(name)), CODECS);
+        direct.set(name, writer);
+      }
+      if (await (await writer)?.tryWrite(start, slab)) return;
       let arr = arrays.get(name);
       if (!arr) {
         arr = zarr.open.v3(root.resolve(arrayKey(name)), { kind: "array" });

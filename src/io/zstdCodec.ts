@@ -22,9 +22,8 @@ class ZstdCodec {
     return new ZstdCodec(configuration.level ?? 1);
   }
 
-  async encode(bytes: Uint8Array): Promise<Uint8Array> {
-    await (loaded ??= init());
-    return compress(bytes, this.level);
+  encode(bytes: Uint8Array): Promise<Uint8Array> {
+    return zstdEncode(bytes, this.level);
   }
 
   async decode(bytes: Uint8Array): Promise<Uint8Array> {
@@ -38,10 +37,11 @@ export function useFastZstd(): void {
 }
 
 /**
- * Compress `bytes` as the codec does (for measuring it against other candidates).
+ * Compress `bytes` as the codec does: a fresh array, so `bytes` may be reused at once.
  * @example
  * const stored = await zstdEncode(new Uint8Array(chunk.buffer), 1);
  */
-export function zstdEncode(bytes: Uint8Array, level: number): Promise<Uint8Array> {
-  return new ZstdCodec(level).encode(bytes);
+export async function zstdEncode(bytes: Uint8Array, level: number): Promise<Uint8Array> {
+  await (loaded ??= init());
+  return compress(bytes, level);
 }

@@ -1,0 +1,97 @@
+/**
+ * Whole chunks written directly (io/zarrChunks.ts) are the files zarrita writes for the same
+ * block, byte for byte, and read back as the block; edge chunks carry the fill value beyond
+ * the array; blocks that are not whole chunks, or of another type, are refused untouched.
+ */
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { FileSystemStore } from "@zarrita/storage";
+import * as zarr from "zarrita";
+import { openChunkWriter } from "../../src/io/zarrChunks.js";
+import "../../src/io/zarrWrite.js"; // the codec registration Strata's arrays are written with
+
+const CODECS = [
+  { name: "bytes", configuration: { endian: "little" } },
+  { name: "zstd", configuration: { level: 1, checksum: false } },
+];
+
+let dir = "";
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), "strata-zarr-chunks-"));
+});
+after(() => rm(dir, { recursive: true, force: true }));
+
+/** Two arrays of the same shape: one written by zarrita, one directly. */
+async function pair(name: string, shape: number[], chunkShape: number[], dtype: "float32" | "int16" = "float32") {
+  const root = await zarr.create(new FileSystemStore(join(dir, name)));
+  const make = (key: string) =>
+    zarr.create(root.resolve(key), { shape, chunkShape, dtype, codecs: CODECS, fillValue: (dtype === "float32" ? NaN : -1) as never });
+  return { viaZarrita: await make("a"), direct: await make("b"), path: join(dir, name) };
+}
+
+async function files(path: string): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  for (const entry of await readdir(path, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile() && entry.name !== "zarr.json") {
+      const full = join(entry.parentPath, entry.name);
+      out.set(full.slice(path.length), await readFile(full));
+    }
+  }
+  return out;
+}
+
+const strides = (shape: readonly number[]) => shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1));
+
+describe("whole chunks written directly", () => {
+  it("write zarrita's bytes for whole and edge chunks, 3-D and 4-D, and read back as the block", async () => {
+    for (const [name, shape, chunkShape] of [
+      ["three", [5, 7, 9], [2, 4, 4]],
+      ["four", [2, 3, 5, 6], [1, 2, 3, 4]],
+    ] as const) {
+      const { viaZarrita, direct, path } = await pair(name, [...shape], [...chunkShape]);
+      const n = shape.reduce((a: number, b: number) => a * b, 1);
+      const data = Float32Array.from({ length: n }, (_, i) => (i % 11 === 0 ? NaN : i * 0.5 - 7));
+      await zarr.set(viaZarrita, null, { data, shape: [...shape], stride: strides(shape) });
+      const writer = await openChunkWriter(join(path, "b"), CODECS);
+      assert.ok(writer, "an array encoded as Strata's is written directly");
+      assert.equal(
+        await writer.tryWrite(
+          shape.map(() => 0),
+          { data, shape },
+        ),
+        true,
+      );
+      const [a, b] = [await files(join(path, "a")), await files(join(path, "b"))];
+      assert.equal(
+        a.size,
+        shape.reduce((m: number, s: number, d) => m * Math.ceil(s / chunkShape[d]), 1),
+        "every chunk written",
+      );
+      assert.deepEqual([...b.keys()].sort(), [...a.keys()].sort());
+      for (const [key, bytes] of a) assert.ok(bytes.equals(b.get(key)!), `${name} ${key}`);
+      const back = await zarr.get(direct, null);
+      assert.deepEqual(Array.from(back.data as Float32Array), Array.from(data));
+    }
+  });
+
+  it("write a block of whole chunks at an offset, another type, and refuse blocks that are not whole chunks", async () => {
+    const { direct, path } = await pair("offset", [4, 8], [2, 4], "int16");
+    const writer = (await openChunkWriter(join(path, "b"), CODECS))!;
+    const block = { data: Int16Array.from([1, 2, 3, 4, 5, 6, 7, 8]), shape: [2, 4] };
+    assert.equal(await writer.tryWrite([2, 4], block), true);
+    assert.equal(await writer.tryWrite([1, 0], block), false, "not at a chunk's start");
+    assert.equal(await writer.tryWrite([0, 0], { data: Int16Array.from([1, 2]), shape: [1, 2] }), false, "part of a chunk");
+    assert.equal(await writer.tryWrite([0, 0], { data: new Float32Array(8), shape: [2, 4] }), false, "another type");
+    const back = await zarr.get(direct, null);
+    assert.deepEqual(Array.from(back.data as Int16Array), [...Array(16).fill(-1), -1, -1, -1, -1, 1, 2, 3, 4, -1, -1, -1, -1, 5, 6, 7, 8]);
+  });
+
+  it("leave arrays encoded otherwise to zarrita", async () => {
+    const root = await zarr.create(new FileSystemStore(join(dir, "other")));
+    await zarr.create(root.resolve("x"), { shape: [4], chunkShape: [2], dtype: "float32", codecs: [CODECS[0]] });
+    assert.equal(await openChunkWriter(join(dir, "other", "x"), CODECS), undefined);
+  });
+});
