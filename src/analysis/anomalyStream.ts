@@ -75,9 +75,13 @@ export async function applyUnit(
   const F64 = anomalyPixelType(v.pixelType) === "F64";
   const external = externalReference(v, plan, walk.referenceCube);
   const t = timeAxis(v);
+  // One output array for every run (the sink is done with it when writeBlock resolves): runs
+  // are megabytes each, and allocating them anew kept the garbage collector busy.
+  let buffer: Float32Array | Float64Array | undefined;
   await eachRun(v, plan.runs[v.name], unit.dims, unit.band, walk, async (t0, slab) => {
     const slices = slab.length / P;
-    const out = F64 ? new Float64Array(slab.length) : new Float32Array(slab.length);
+    if (!buffer || buffer.length < slab.length) buffer = F64 ? new Float64Array(slab.length) : new Float32Array(slab.length);
+    const out = buffer.subarray(0, slab.length);
     const given = external ? await external.read(unit, t0, t0 + slices, walk.signal) : undefined;
     for (let k = 0; k < slices; k++) {
       const g = groups[t0 + k];

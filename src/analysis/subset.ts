@@ -9,7 +9,10 @@ import { type Share, ownStepCount, ownsStep } from "./share.js";
 import { type Statistics, statisticsAccumulator } from "./statistics.js";
 
 export interface BlockSink {
-  /** Write `slab` at `start` (over [...dims, rows, cols] of the output variable). */
+  /**
+   * Write `slab` at `start` (over [...dims, rows, cols] of the output variable). The caller
+   * may reuse the slab's array once this resolves.
+   */
   writeBlock(variable: string, start: readonly number[], slab: Slab): Promise<void>;
 }
 
