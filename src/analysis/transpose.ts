@@ -16,6 +16,7 @@ import {
   type TypedArray,
   type Variable,
   type Window,
+  describedAs,
   variableNamed,
 } from "../cube/types.js";
 import { combinationAt, combinationCount } from "./combinations.js";
@@ -100,13 +101,7 @@ function transposedVariable(v: Variable, index: number, layout: TransposeLayout,
   const slices = v.dimensions[t].values.length;
   const across = Math.ceil(window.width / tile.width);
   return {
-    name: v.name,
-    description: v.description,
-    unit: v.unit,
-    pixelType: v.pixelType,
-    ...(v.nodata !== undefined ? { nodata: v.nodata } : {}),
-    dimensions: v.dimensions,
-    attributes: v.attributes,
+    ...describedAs(v),
     chunkShape: [...v.dimensions.map((_, i) => (i === t ? slices : 1)), tile.height, tile.width],
     async read(selection: Selection = {}): Promise<Slab> {
       const dims = selection.dims ?? v.dimensions.map((d): IndexRange => [0, d.values.length]);

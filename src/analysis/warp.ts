@@ -22,7 +22,19 @@
  */
 import { InvalidInputError } from "../cube/errors.js";
 import { gridFromTransform, windowGrid } from "../cube/grid.js";
-import type { Crs, Cube, Grid, IndexRange, PixelType, Selection, Slab, TypedArray, Variable, Window } from "../cube/types.js";
+import {
+  type Crs,
+  type Cube,
+  type Grid,
+  type IndexRange,
+  type PixelType,
+  type Selection,
+  type Slab,
+  type TypedArray,
+  type Variable,
+  type Window,
+  describedAs,
+} from "../cube/types.js";
 import {
   MERCATOR_MAX_LATITUDE,
   type PointTransform,
@@ -328,14 +340,8 @@ export function warpCube(cube: Cube, target: Grid, method: ResamplingMethod, opt
 export function windowCube(cube: Cube, w: Window): Cube {
   const grid = windowGrid(cube.grid, w);
   const variables = cube.variables.map((v): Variable => ({
-    name: v.name,
-    description: v.description,
-    unit: v.unit,
-    pixelType: v.pixelType,
-    ...(v.nodata !== undefined ? { nodata: v.nodata } : {}),
-    dimensions: v.dimensions,
+    ...describedAs(v),
     chunkShape: v.chunkShape,
-    attributes: v.attributes,
     read: (sel: Selection = {}) => {
       const r = sel.window ?? { x: 0, y: 0, width: w.width, height: w.height };
       checkWindow(r, grid);

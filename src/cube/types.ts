@@ -120,6 +120,19 @@ export interface Cube {
   close(): Promise<void>;
 }
 
+/** A variable as described, without its storage chunks or its reading: for views that read it otherwise. */
+export function describedAs(v: Variable): Omit<Variable, "chunkShape" | "read"> {
+  return {
+    name: v.name,
+    description: v.description,
+    unit: v.unit,
+    pixelType: v.pixelType,
+    ...(v.nodata !== undefined ? { nodata: v.nodata } : {}),
+    dimensions: v.dimensions,
+    attributes: v.attributes,
+  };
+}
+
 /** Shape of a variable over [...dims, rows, cols]. */
 export function variableShape(v: Variable, grid: Grid): number[] {
   return [...v.dimensions.map((d) => d.values.length), grid.height, grid.width];
