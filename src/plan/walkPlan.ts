@@ -157,3 +157,29 @@ export function cubeWalk(walks: ReadonlyMap<string, WalkPlan>, window: Window, t
   }
   return { kind: "tile", note: `Walking ${tiles}: ${note}.` };
 }
+
+/** A task's walk: the cube's, with the task's plan given its bands and runs when it streams. */
+export type TaskWalk<P> =
+  | { readonly kind: "tile"; readonly note: string }
+  | {
+      readonly kind: "stream";
+      readonly note: string;
+      readonly shares: number;
+      readonly plan: P & { readonly bandRows: number; readonly runs: Readonly<Record<string, readonly IndexRange[]>> };
+    }
+  | {
+      readonly kind: "transpose";
+      readonly note: string;
+      readonly shares: number;
+      readonly runs: Readonly<Record<string, readonly IndexRange[]>>;
+    };
+
+/**
+ * @example
+ * const walk = taskWalk(cubeWalk(walks, plan.window, "tiles through time"), plan);
+ */
+export function taskWalk<P extends object>(walk: CubeWalk, plan: P): TaskWalk<P> {
+  if (walk.kind === "tile") return walk;
+  if (walk.kind === "transpose") return { kind: "transpose", note: walk.note, shares: walk.shares, runs: walk.runs };
+  return { kind: "stream", note: walk.note, shares: walk.shares, plan: { ...plan, bandRows: walk.bandRows, runs: walk.runs } };
+}

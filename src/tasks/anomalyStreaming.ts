@@ -22,15 +22,12 @@ import { statisticsAccumulator } from "../analysis/statistics.js";
 import { TIME_TILE_BUDGET_BYTES, windowTiles } from "../analysis/tiles.js";
 import { STD_TIME, type Cube, type Variable, variableNamed } from "../cube/types.js";
 import { TILE } from "../io/zarrWrite.js";
-import { ACCUMULATOR_BUDGET_BYTES, type WalkPlan, chooseWalk, cubeWalk } from "../plan/walkPlan.js";
+import { ACCUMULATOR_BUDGET_BYTES, type TaskWalk, type WalkPlan, chooseWalk, cubeWalk, taskWalk } from "../plan/walkPlan.js";
 import type { Scratch } from "../store/scratch.js";
 import type { OpenedInput, VariableStatistics } from "./common.js";
 
-/** The walk of an anomaly: the tile walk, or streaming passes with each variable's bands and runs. */
-export type AnomalyWalk =
-  | { readonly kind: "tile"; readonly note: string }
-  | { readonly kind: "stream"; readonly note: string; readonly shares: number; readonly plan: AnomalyStreamPlan }
-  | { readonly kind: "transpose"; readonly note: string; readonly shares: number; readonly runs: AnomalyStreamPlan["runs"] };
+/** The walk of an anomaly: the tile walk, streaming passes with each variable's bands and runs, or a transpose. */
+export type AnomalyWalk = TaskWalk<AnomalyPlan>;
 
 /**
  * Stream when every variable streams; threads share the job's memory as they share its tile
@@ -55,10 +52,7 @@ export function chooseAnomalyWalk(cube: Cube, plan: AnomalyPlan): AnomalyWalk {
     const tiles = windowTiles(plan.window, anomalyTileEdge(v, plan)).length;
     walks.set(name, chooseWalk(v, plan.window, shape, tiles, ACCUMULATOR_BUDGET_BYTES * share));
   }
-  const walk = cubeWalk(walks, plan.window, "tiles through time");
-  if (walk.kind === "tile") return walk;
-  if (walk.kind === "transpose") return { kind: "transpose", note: walk.note, shares: walk.shares, runs: walk.runs };
-  return { kind: "stream", note: walk.note, shares: walk.shares, plan: { ...plan, bandRows: walk.bandRows, runs: walk.runs } };
+  return taskWalk(cubeWalk(walks, plan.window, "tiles through time"), plan);
 }
 
 function groupCount(v: Variable, plan: AnomalyPlan): number {

@@ -23,16 +23,13 @@ import {
 import { coefficientCount } from "../analysis/trendModel.js";
 import type { Cube } from "../cube/types.js";
 import { variableNamed } from "../cube/types.js";
-import { ACCUMULATOR_BUDGET_BYTES, type WalkPlan, chooseWalk, cubeWalk } from "../plan/walkPlan.js";
+import { ACCUMULATOR_BUDGET_BYTES, type TaskWalk, type WalkPlan, chooseWalk, cubeWalk, taskWalk } from "../plan/walkPlan.js";
 import type { Scratch } from "../store/scratch.js";
 import { TREND_MAX_TILE } from "../analysis/trendRaster.js";
 import type { OpenedInput, VariableStatistics } from "./common.js";
 import { transposeWalk } from "./transposeWalk.js";
 
-export type TrendWalk =
-  | { readonly kind: "tile"; readonly note: string }
-  | { readonly kind: "stream"; readonly note: string; readonly shares: number; readonly plan: TrendStreamPlan }
-  | { readonly kind: "transpose"; readonly note: string; readonly shares: number; readonly runs: TrendStreamPlan["runs"] };
+export type TrendWalk = TaskWalk<TrendPlan>;
 
 /**
  * Stream when every variable streams.
@@ -50,10 +47,7 @@ export function chooseTrendWalk(cube: Cube, plan: TrendPlan, threads: number): T
       : undefined;
     walks.set(layout.name, chooseWalk(v, plan.window, shape, tiles, ACCUMULATOR_BUDGET_BYTES / Math.max(1, threads)));
   }
-  const walk = cubeWalk(walks, plan.window, "tiles through the fitted dimension");
-  if (walk.kind === "tile") return walk;
-  if (walk.kind === "transpose") return { kind: "transpose", note: walk.note, shares: walk.shares, runs: walk.runs };
-  return { kind: "stream", note: walk.note, shares: walk.shares, plan: { ...plan, bandRows: walk.bandRows, runs: walk.runs } };
+  return taskWalk(cubeWalk(walks, plan.window, "tiles through the fitted dimension"), plan);
 }
 
 /** Output chunks of a streamed trend variable: the bands of a tile no taller than a band. */
