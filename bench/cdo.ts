@@ -78,7 +78,12 @@ export async function benchCdo(out: string, times: number, options: { long?: boo
   add(["  same, peak memory (MB)", mean.peakMB.toFixed(0), ymonsub.peakMB.toFixed(0), f2(mean.peakMB / ymonsub.peakMB)]);
   row("  same vs cdo -z zip_1 (compressed output, as Strata writes)", mean, zipped);
   const job = await asJob(nc4);
-  add(["mean anomaly as a REST job vs strata run (s)", f1(job.seconds), f1(mean.seconds), `+${f1(job.seconds - mean.seconds)}`]);
+  add([
+    "mean anomaly as a REST job vs strata run (s)",
+    f1(job.seconds),
+    f1(mean.seconds),
+    `${job.seconds >= mean.seconds ? "+" : ""}${f1(job.seconds - mean.seconds)} s`,
+  ]);
   add(["  same, server's peak MB above its rest", (job.peakMB - job.restMB).toFixed(0), "", ""]);
   const [linear, cdoTrend] = await medians(
     () => strata(TREND),
