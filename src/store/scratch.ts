@@ -1,9 +1,9 @@
 /**
  * A job's scratch space: named blobs one pass of a walk leaves for the next (a share's
  * accumulators, their merge; an input transposed into time-whole tiles, written by several
- * shares at once in disjoint byte ranges, hence the positional reads and writes). It lives inside the job's pending dataset, so whatever removes
- * an uncommitted dataset (abort, the sweep at start) removes it too; `remove` drops it
- * before the dataset is committed.
+ * shares at once in disjoint byte ranges, hence the positional reads and writes). It lives
+ * inside the job's pending dataset, so whatever removes an uncommitted dataset (abort, the
+ * sweep at start) removes it too; `remove` drops it before the dataset is committed.
  */
 import { constants } from "node:fs";
 import { mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
@@ -14,7 +14,7 @@ export interface Scratch {
   read(name: string): Promise<Uint8Array>;
   /** Write `bytes` at `position` of `name`, creating it if need be but never truncating it. */
   writeAt(name: string, bytes: Uint8Array, position: number): Promise<void>;
-  /** Fill `into` from `position` of `name`; a range never written reads as an error. */
+  /** Fill `into` from `position` of `name`; reading past its end is an error. */
   readAt(name: string, into: Uint8Array, position: number): Promise<void>;
   remove(): Promise<void>;
 }

@@ -69,7 +69,9 @@ export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<
   if (chosen.kind === "tile")
     return { walk: { passes: 1, note: chosen.note }, compute: (sink, walk) => computeTrend(cube, plan, sink, walk) };
   if (chosen.kind === "transpose") {
-    // The tiles the walk takes over the input, kept over the transposed cube (its chunks are other).
+    // The tiles the walk would take over the input, transposed as such; when every variable's
+    // are alike (the usual case) the walk is told to take exactly those, otherwise it derives
+    // its own from the transposed chunks and a read may span several transposed tiles.
     const layouts = trendLayout(cube, plan);
     const tiles = Object.fromEntries(layouts.map((l) => [l.name, l.tile]));
     const fixed = layouts.every((l) => l.tile.height === layouts[0].tile.height && l.tile.width === layouts[0].tile.width);
