@@ -9,7 +9,10 @@ import { inflate } from "node:zlib";
 import type { Filter } from "./messages.js";
 import { Hdf5FormatError, Hdf5UnsupportedError } from "./source.js";
 
-const inflateAsync = promisify(inflate) as (buffer: Uint8Array, options: { chunkSize: number }) => Promise<Buffer>;
+const inflateAsync = promisify(inflate) as (buffer: Uint8Array, options: { chunkSize: number; maxOutputLength: number }) => Promise<Buffer>;
+
+/** Bytes a deflated chunk may hold beyond its values (a checksum filtered after it). */
+const INFLATE_SLACK = 1024;
 
 export const FilterId = { deflate: 1, shuffle: 2, fletcher32: 3 } as const;
 const SUPPORTED = new Set<number>(Object.values(FilterId));
@@ -43,7 +46,8 @@ export async function decodeChunk(
       case FilterId.deflate:
         // One output buffer of the chunk's size: inflate then hands it back without concatenating.
         try {
-          data = await inflateAsync(data, { chunkSize: Math.max(64, chunkBytes) });
+          // Bounded: a crafted chunk must not inflate to more than a chunk's worth of memory.
+          data = await inflateAsync(data, { chunkSize: Math.max(64, chunkBytes), maxOutputLength: chunkBytes + INFLATE_SLACK });
         } catch (e) {
           throw new Hdf5FormatError(`a chunk does not inflate: ${e instanceof Error ? e.message : String(e)}`);
         }

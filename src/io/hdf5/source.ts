@@ -28,6 +28,10 @@ export class Hdf5Source {
   /** Exactly `length` bytes at `address` (relative to the base address). */
   async bytes(address: number, length: number): Promise<Buffer> {
     if (length < 0) throw new Hdf5FormatError(`HDF5 structure at ${address} has a negative size`);
+    // Checked before allocating: a damaged size must not ask for more memory than the file has.
+    if (address < 0 || this.baseAddress + address + length > this.fileSize) {
+      throw new Hdf5FormatError(`HDF5 data at ${address} (+${length} bytes) lies outside the file`);
+    }
     const buffer = Buffer.allocUnsafe(length);
     await this.readInto(buffer, address);
     return buffer;

@@ -9,7 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { CorruptDataError } from "../../../src/cube/errors.js";
+import { deflateSync } from "node:zlib";
+import { open } from "node:fs/promises";
+import { decodeChunk } from "../../../src/io/hdf5/filters.js";
 import { Hdf5FormatError, Hdf5UnsupportedError, openHdf5Chunks } from "../../../src/io/hdf5/index.js";
+import { Hdf5Source } from "../../../src/io/hdf5/source.js";
 import { EXPECTED, FIXTURES, expectedValues, window } from "./expected.js";
 
 const HOSTILE = new URL("../../fixtures/hostile/", import.meta.url).pathname;
@@ -127,5 +131,28 @@ describe("chunk reader", () => {
       assert.ok(e instanceof CorruptDataError);
       assert.match(e.message, /does not inflate/);
     });
+  });
+});
+
+describe("chunk reader, against crafted sizes", () => {
+  it("a chunk that inflates beyond a chunk's worth is damaged data, not a large allocation", async () => {
+    const bomb = deflateSync(new Uint8Array(64 * 1024 * 1024)); // 64 MB of zeros in ~64 KB
+    // Stopped while inflating (unbounded, it would inflate whole, then fail the size check).
+    await assert.rejects(decodeChunk(bomb, [{ id: 1, name: "deflate", optional: false, clientData: [] }], 0, 4096, 4), (e: unknown) => {
+      assert.ok(e instanceof Hdf5FormatError);
+      assert.match(e.message, /does not inflate/);
+      return true;
+    });
+  });
+
+  it("a structure whose size lies beyond the file is refused before anything is allocated", async () => {
+    const handle = await open(FIXTURES + "latest.h5", "r");
+    try {
+      const source = new Hdf5Source(handle, (await handle.stat()).size);
+      await assert.rejects(source.bytes(0, 2 ** 52), Hdf5FormatError);
+      await assert.rejects(source.bytes(-8, 16), Hdf5FormatError);
+    } finally {
+      await handle.close();
+    }
   });
 });
