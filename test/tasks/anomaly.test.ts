@@ -437,6 +437,7 @@ describe("cancellation", () => {
   it("writeAnomaly stops promptly after the first tile when the signal is aborted", async () => {
     const cube: Cube = await openCube(big);
     try {
+      // One record per day: the median transposes first, and stops within its first run.
       const { options } = await parse({ method: "DIFFERENCE_FROM_MEDIAN", calculationInterval: "RECURRING_WEEKLY" }, big);
       await assertStopsAfterFirstTile((o) => writeAnomaly(cube, { ...options, tile: 16 }, join(dir, "cancelled.zarr"), o));
     } finally {
