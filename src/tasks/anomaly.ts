@@ -86,7 +86,7 @@ export const ANOMALY_INFO: TaskInfo = {
     METHOD,
     INTERVAL,
     {
-      name: "ignoreNoData",
+      name: "ignoreNodata",
       dataType: "GPBoolean",
       displayName: "Ignore NoData",
       description:
@@ -118,7 +118,7 @@ async function parse(params: Record<string, string>, env: ParseEnv): Promise<Par
   const outputRequest = outputDescriptor(values);
   const method = parseKeyword(values.get("method"), METHOD) as AnomalyMethod;
   const calculationInterval = parseKeyword(values.get("calculationInterval"), INTERVAL) as CalculationInterval;
-  const ignoreNoData = parseIgnoreNoData(values.get("ignoreNoData"));
+  const ignoreNoData = parseIgnoreNoData(values.get("ignoreNodata"));
   const wanted = parseStringList(values.get("variables"), "variables");
 
   const referenceText = values.get("referenceMeanRaster");

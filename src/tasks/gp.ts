@@ -120,13 +120,17 @@ export function parseBoolean(text: string | undefined, name: string, fallback: b
   throw new InvalidInputError(`${name} must be true or false; got "${text}"`, { parameter: name });
 }
 
-/** ignoreNoData: true/false, or the GP strings DATA (leave nodata out: true) and NODATA (false). */
+/**
+ * ignoreNodata: true/false, or the GP strings DATA (leave nodata out: true) and NODATA
+ * (false). Advertised with that spelling, from which the ArcGIS API for Python derives its
+ * keyword `ignore_nodata` (SPEC); names match in any case, so `ignoreNoData` is accepted too.
+ */
 export function parseIgnoreNoData(text: string | undefined): boolean {
   const t = text?.trim().toUpperCase();
   if (t === "DATA") return true;
   if (t === "NODATA") return false;
   if (t === undefined || t === "" || t === "TRUE" || t === "FALSE") return t !== "FALSE";
-  throw new InvalidInputError(`ignoreNoData must be true, false, DATA or NODATA; got "${text}"`, { parameter: "ignoreNoData" });
+  throw new InvalidInputError(`ignoreNodata must be true, false, DATA or NODATA; got "${text}"`, { parameter: "ignoreNodata" });
 }
 
 /** A list given as JSON (["a","b"]) or as a comma-separated string (a,b). */

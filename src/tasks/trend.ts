@@ -118,7 +118,7 @@ export const TREND_INFO: TaskInfo = {
     },
     CYCLE_UNIT,
     {
-      name: "ignoreNoData",
+      name: "ignoreNodata",
       dataType: "GPBoolean",
       displayName: "Ignore NoData",
       description:
@@ -166,7 +166,7 @@ async function parse(params: Record<string, string>, env: Parameters<TaskDefinit
   const type = parseKeyword(values.get("trendLineType"), TREND_LINE_TYPE) as TrendLineType;
   const model = parseModel(type, values, warnings);
   const statistics = parseStatistics(type, values, warnings);
-  const ignoreNoData = parseIgnoreNoData(values.get("ignoreNoData"));
+  const ignoreNoData = parseIgnoreNoData(values.get("ignoreNodata"));
 
   const input = await env.resolveInput(inputDescriptor, "inputMultidimensionalRaster");
   warnings.push(...input.warnings);

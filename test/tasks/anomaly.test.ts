@@ -114,7 +114,8 @@ describe("GenerateMultidimensionalAnomaly parse", () => {
       "HOURLY",
       "EXTERNAL_RASTER",
     ]);
-    assert.equal(p("ignoreNoData").defaultValue, true);
+    // Spelled so that the ArcGIS API for Python's keyword is ignore_nodata (SPEC).
+    assert.equal(p("ignoreNodata").defaultValue, true);
   });
 
   it("defaults: every variable with StdTime, DIFFERENCE_FROM_MEAN, ALL, ignoreNoData, the whole grid", async () => {
@@ -148,7 +149,7 @@ describe("GenerateMultidimensionalAnomaly parse", () => {
     ] as const) {
       assert.equal((await parse({ ignoreNoData: text })).options.ignoreNoData, want, text);
     }
-    await rejects400({ ignoreNoData: "maybe" }, "ignoreNoData", /true, false, DATA or NODATA/);
+    await rejects400({ ignoreNoData: "maybe" }, "ignoreNodata", /true, false, DATA or NODATA/);
   });
 
   it("unknown keywords, variables and missing parameters are 400s naming the parameter", async () => {

@@ -84,8 +84,8 @@ describe("GenerateTrendRaster parameters", () => {
     assert.deepEqual(s.options.statistics, { rmse: false, r2: false, slopePValue: false });
   });
 
-  it("ignoreNoData takes true/false and the GP strings DATA/NODATA", async () => {
-    assert.equal((await parse({ dimension: "StdTime", ignoreNoData: "NODATA" })).options.ignoreNoData, false);
+  it("ignoreNodata takes true/false and the GP strings DATA/NODATA (ignoreNoData too, as names match in any case)", async () => {
+    assert.equal((await parse({ dimension: "StdTime", ignoreNodata: "NODATA" })).options.ignoreNoData, false);
     assert.equal((await parse({ dimension: "StdTime", ignoreNoData: "data" })).options.ignoreNoData, true);
     assert.equal((await parse({ dimension: "StdTime", ignoreNoData: "FALSE" })).options.ignoreNoData, false);
   });
@@ -150,7 +150,7 @@ describe("GenerateTrendRaster parameters", () => {
       /DAYS, MONTHS/,
     ],
     ["Seasonal-Kendall along depth", { dimension: "StdZ", trendLineType: "SEASONAL-KENDALL" }, "dimension", /season of StdTime/, OCEAN],
-    ["ignoreNoData maybe", { dimension: "StdTime", ignoreNoData: "maybe" }, "ignoreNoData", /true, false, DATA or NODATA/],
+    ["ignoreNodata maybe", { dimension: "StdTime", ignoreNodata: "maybe" }, "ignoreNodata", /true, false, DATA or NODATA/],
     ["rmse yes", { dimension: "StdTime", rmse: "yes" }, "rmse", /true or false/],
     ["r2 1", { dimension: "StdTime", r2: "1" }, "r2", /true or false/],
     [

@@ -88,7 +88,7 @@ describe("the task form generator", { timeout: 60_000 }, () => {
     });
     const anomaly = layout("GenerateMultidimensionalAnomaly");
     assert.equal(anomaly.referenceMeanRaster, "raster if calculationInterval=EXTERNAL_RASTER");
-    assert.equal(anomaly.ignoreNoData, "boolean");
+    assert.equal(anomaly.ignoreNodata, "boolean");
     assert.equal(anomaly.method, "choice");
     const trend = layout("GenerateTrendRaster");
     assert.equal(trend.dimension, "dimension!");
