@@ -30,6 +30,17 @@ export const TOOLS_PATH = "/rest/services/System/RasterAnalysisTools/GPServer";
 /** The names a task's output is published under (SPEC §2: the second is an alias). */
 export const OUTPUT_PARAM = "outputMultidimensionalRaster";
 const RESULT_ALIASES = [OUTPUT_PARAM, "result"];
+/** The output in a task description: GPString, as its result (`{url, itemId}`) is typed. */
+const OUTPUT_PARAMETER = {
+  name: OUTPUT_PARAM,
+  dataType: "GPString",
+  displayName: "Output Multidimensional Raster",
+  description: "The hosted image service the job created or updated: its url and itemId.",
+  direction: "esriGPParameterDirectionOutput",
+  defaultValue: null,
+  parameterType: "esriGPParameterTypeRequired",
+  category: "",
+};
 /** Request parameters never stored or echoed, besides credentials (`isSecretName`). */
 const NOT_INPUTS = new Set(["f"]);
 
@@ -69,7 +80,9 @@ export function registerGpServer(app: FastifyInstance, ctx: AppContext): void {
     const task = taskOf(ctx, request);
     const params = requestParams(request);
     if (hasTaskParameter(task.info, params)) return submit(ctx, request, task);
-    const body = describeTask(task.info, `${tools}/${task.info.name}`);
+    const description = describeTask(task.info, `${tools}/${task.info.name}`);
+    // The output is listed too, as ArcGIS's task descriptions do: clients read result names from it.
+    const body = { ...description, parameters: [...(description.parameters as unknown[]), OUTPUT_PARAMETER] };
     return { body, page: () => taskPage(ctx, task, crumbs, body) };
   });
 

@@ -50,6 +50,24 @@ describe("protocol", () => {
     );
   });
 
+  it("every task description lists its output, last, as ArcGIS's do (clients read result names from it)", async () => {
+    for (const task of [
+      "SubsetMultidimensionalRaster",
+      "GenerateMultidimensionalAnomaly",
+      "GenerateTrendRaster",
+      "PredictUsingTrendRaster",
+    ]) {
+      const d = await server.call(`${GP}/${task}`, {});
+      const outputs = d.parameters.filter((p: { direction: string }) => p.direction === "esriGPParameterDirectionOutput");
+      assert.deepEqual(
+        outputs.map((p: { name: string; dataType: string }) => [p.name, p.dataType]),
+        [["outputMultidimensionalRaster", "GPString"]],
+        task,
+      );
+      assert.equal(d.parameters.at(-1).name, "outputMultidimensionalRaster");
+    }
+  });
+
   it("pjson is indented JSON; html is a page; html is the default", async () => {
     const pjson = await (await fetch(`${server.url}${GP}?f=pjson`)).text();
     assert.match(pjson, /^\{\n {2}"currentVersion"/);
