@@ -7,7 +7,7 @@
  * other), medians gather each pixel's valid values and quickselect them. `computeAnomaly`
  * walks a cube tile by tile into a block sink. Pure: knows nothing of formats or jobs.
  */
-import { combinationAt, combinationCount } from "./combinations.js";
+import { combinationAt, combinationCount } from "../cube/combinations.js";
 import {
   STD_TIME,
   type Cube,

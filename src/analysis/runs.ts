@@ -6,7 +6,7 @@
  */
 import type { Cube, IndexRange, TypedArray, Variable, Window } from "../cube/types.js";
 import { STD_TIME, variableNamed } from "../cube/types.js";
-import { combinationAt } from "./combinations.js";
+import { combinationAt } from "../cube/combinations.js";
 import { type Share, ownStepCount, ownsStep } from "./share.js";
 
 /** How a streamed walk goes, besides its method: bands and runs (plan/walkPlan.ts chose them). */

@@ -3,7 +3,7 @@
  * (one slice by one spatial tile) at a time: memory is one tile whatever the cube's size.
  * Pure orchestration over the Cube interface; knows nothing of formats or jobs.
  */
-import { combinationAt } from "./combinations.js";
+import { combinationAt } from "../cube/combinations.js";
 import { type Cube, type Slab, type Window, variableNamed } from "../cube/types.js";
 import { type Share, ownStepCount, ownsStep } from "./share.js";
 import { type Statistics, statisticsAccumulator } from "./statistics.js";

@@ -19,7 +19,7 @@ import {
   describedAs,
   variableNamed,
 } from "../cube/types.js";
-import { combinationAt, combinationCount } from "./combinations.js";
+import { combinationAt, combinationCount, strides } from "../cube/combinations.js";
 import { type RunWalk, type StreamUnit, eachRun } from "./runs.js";
 import { windowTiles } from "./tiles.js";
 
@@ -116,7 +116,7 @@ function transposedVariable(v: Variable, index: number, layout: TransposeLayout,
       const counts = dims.map(([a, b]) => b - a);
       const shape = [...counts, want.height, want.width];
       const out = new Values(shape.reduce((a, b) => a * b, 1));
-      const strides = shape.map((_, i) => shape.slice(i + 1).reduce((a, b) => a * b, 1));
+      const steps = strides(shape);
       const [t0, t1] = dims[t];
       const others = counts.map((n, i) => (i === t ? 1 : n));
       // Tiles the window touches, as rows and columns of the layout.
@@ -129,7 +129,7 @@ function transposedVariable(v: Variable, index: number, layout: TransposeLayout,
           v,
           at.map((i): IndexRange => [i, i + 1]),
         );
-        const base = at.reduce((sum, i, d) => sum + (d === t ? 0 : (i - dims[d][0]) * strides[d]), 0);
+        const base = at.reduce((sum, i, d) => sum + (d === t ? 0 : (i - dims[d][0]) * steps[d]), 0);
         for (let tr = r0; tr < r1; tr++) {
           for (let tc = c0; tc < c1; tc++) {
             selection.signal?.throwIfAborted();
@@ -139,7 +139,7 @@ function transposedVariable(v: Variable, index: number, layout: TransposeLayout,
             const tw = Math.min(tile.width, window.x + window.width - tx);
             const stored = new Values((t1 - t0) * th * tw);
             await scratch.readAt(`${prefix}${tr * across + tc}`, bytesOf(stored), t0 * th * tw * stored.BYTES_PER_ELEMENT);
-            copyOverlap(stored, { x: tx, y: ty, width: tw, height: th }, out, want, base, strides[t], t1 - t0);
+            copyOverlap(stored, { x: tx, y: ty, width: tw, height: th }, out, want, base, steps[t], t1 - t0);
           }
         }
       }

@@ -5,7 +5,7 @@
  * value is written as one float32 slice; a pixel with any nodata coefficient is nodata.
  * Evaluation is in float64 on the documented basis (x = days since 1970-01-01 for StdTime).
  */
-import { combinationAt } from "./combinations.js";
+import { combinationAt } from "../cube/combinations.js";
 import type { Cube, Dimension, Variable, Window } from "../cube/types.js";
 import { STD_TIME, variableNamed } from "../cube/types.js";
 import { dimensionInterval } from "../cube/dimension.js";

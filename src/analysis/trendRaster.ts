@@ -11,7 +11,7 @@
  * non-fitted dimensions followed by `Band` (values 1..bands); values are float64 with nodata
  * NaN; the variable attribute `strata:trend` holds the TrendMetadata.
  */
-import { combinationAt } from "./combinations.js";
+import { combinationAt } from "../cube/combinations.js";
 import type { Cube, Dimension, Variable, Window } from "../cube/types.js";
 import { STD_TIME, variableNamed } from "../cube/types.js";
 import { ownStepCount, ownsStep } from "./share.js";

@@ -10,24 +10,16 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { endianness } from "node:os";
 import { join } from "node:path";
+import { combinationAt, combinationCount } from "../cube/combinations.js";
 import type { Slab, TypedArray } from "../cube/types.js";
+import { typedArrayFor } from "./raw.js";
+import { ZARR_NUMERIC_DTYPES } from "./zarrRead.js";
 import { zstdEncode } from "./zstdCodec.js";
 
 export interface ChunkWriter {
   /** Write `slab` at `start` when it covers whole chunks (or ends at the array's edge); false, with nothing written, otherwise. */
   tryWrite(start: readonly number[], slab: Slab): Promise<boolean>;
 }
-
-const TYPED: Record<string, new (length: number) => TypedArray> = {
-  int8: Int8Array,
-  uint8: Uint8Array,
-  int16: Int16Array,
-  uint16: Uint16Array,
-  int32: Int32Array,
-  uint32: Uint32Array,
-  float32: Float32Array,
-  float64: Float64Array,
-};
 
 /** Chunk files written at once, at most. */
 const IN_FLIGHT = 8;
@@ -50,11 +42,11 @@ interface ArrayMetadata {
  */
 export async function openChunkWriter(arrayDir: string, codecs: readonly object[]): Promise<ChunkWriter | undefined> {
   const meta = JSON.parse(await readFile(join(arrayDir, "zarr.json"), "utf8")) as ArrayMetadata;
-  const Values = TYPED[meta.data_type];
+  const dtype = ZARR_NUMERIC_DTYPES[meta.data_type];
   const keys = meta.chunk_key_encoding;
   const [bytes, zstd] = meta.codecs;
   if (
-    !Values ||
+    !dtype ||
     endianness() !== "LE" ||
     JSON.stringify(meta.codecs) !== JSON.stringify(codecs) ||
     bytes?.name !== "bytes" ||
@@ -68,18 +60,18 @@ export async function openChunkWriter(arrayDir: string, codecs: readonly object[
   const { shape } = meta;
   const chunk = meta.chunk_grid.configuration.chunk_shape;
   const fill = fillValue(meta.fill_value);
-  const buffer = new Values(chunk.reduce((a, b) => a * b, 1));
+  const buffer = typedArrayFor(dtype, combinationCount(chunk));
   const made = new Set<string>();
   return {
     async tryWrite(start, slab) {
       const count = slab.shape;
       const whole = count.every((n, d) => start[d] % chunk[d] === 0 && (n % chunk[d] === 0 || start[d] + n === shape[d]));
-      if (!whole || !(slab.data instanceof Values)) return false;
+      if (!whole || slab.data.constructor !== buffer.constructor) return false;
       const chunksAlong = count.map((n, d) => Math.ceil(n / chunk[d]));
-      const chunks = chunksAlong.reduce((a, b) => a * b, 1);
+      const chunks = combinationCount(chunksAlong);
       const writes: Promise<void>[] = [];
       for (let k = 0; k < chunks; k++) {
-        const at = indexOf(k, chunksAlong);
+        const at = combinationAt(k, chunksAlong);
         const from = at.map((i, d) => i * chunk[d]);
         const extent = from.map((f, d) => Math.min(chunk[d], count[d] - f));
         if (extent.some((e, d) => e < chunk[d])) buffer.fill(fill);
@@ -100,16 +92,6 @@ export async function openChunkWriter(arrayDir: string, codecs: readonly object[
   };
 }
 
-/** The k-th index tuple over `sizes`, last fastest. */
-function indexOf(k: number, sizes: readonly number[]): number[] {
-  const out = new Array<number>(sizes.length);
-  for (let d = sizes.length - 1; d >= 0; d--) {
-    out[d] = k % sizes[d];
-    k = Math.floor(k / sizes[d]);
-  }
-  return out;
-}
-
 /** Copy the block's region at `from` of `extent` into the chunk buffer (both C order), row by row. */
 function copyInto(
   chunk: TypedArray,
@@ -121,7 +103,7 @@ function copyInto(
 ): void {
   const nd = chunkShape.length;
   const row = extent[nd - 1];
-  const rows = extent.slice(0, -1).reduce((a, b) => a * b, 1);
+  const rows = combinationCount(extent.slice(0, -1));
   const at = new Array<number>(nd).fill(0); // the row's index within the region; the last stays 0
   for (let r = 0; r < rows; r++) {
     let src = 0;

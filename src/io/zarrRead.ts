@@ -13,7 +13,8 @@ import type { RawDataset, RawDtype, RawVariable } from "./raw.js";
 
 type Store = zarr.Readable;
 
-const DTYPES: Record<string, RawDtype> = {
+/** Zarr's numeric data types, which are also the raw ones of the same names. */
+export const ZARR_NUMERIC_DTYPES: Readonly<Record<string, RawDtype>> = {
   int8: "int8",
   uint8: "uint8",
   int16: "int16",
@@ -62,7 +63,7 @@ export async function openZarr(location: string | URL): Promise<RawDataset> {
     } catch (e) {
       throw asCorrupt(location, e);
     }
-    const dtype = DTYPES[arr.dtype];
+    const dtype = ZARR_NUMERIC_DTYPES[arr.dtype];
     if (!dtype) continue; // strings, booleans, 64-bit ints: not raster values
     const prefix = path === "/" ? "" : path;
     const zarray = await store.get(`${prefix}/.zarray` as zarr.AbsolutePath);

@@ -11,6 +11,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { FileSystemStore } from "@zarrita/storage";
 import * as zarr from "zarrita";
+import { strides } from "../cube/combinations.js";
 import type { Grid, PixelType, Slab, Variable } from "../cube/types.js";
 import {
   GRID_MAPPING,
@@ -185,16 +186,6 @@ async function setBlock(arr: zarr.Array<zarr.DataType, FileSystemStore>, start: 
 /** Zarr node names cannot hold "/": group variables ("grp1/T") are stored flat. */
 export function arrayKey(name: string): string {
   return name.replace(/\//g, ".");
-}
-
-function strides(shape: readonly number[]): number[] {
-  const out = new Array<number>(shape.length);
-  let s = 1;
-  for (let i = shape.length - 1; i >= 0; i--) {
-    out[i] = s;
-    s *= shape[i];
-  }
-  return out;
 }
 
 /** GeoZarr-style georeferencing (rasterio affine order a, b, c, d, e, f). */

@@ -7,7 +7,7 @@
  * combination of the other dimensions (a 1×1 window through the whole time axis).
  */
 import { booleanParam } from "./requestValues.js";
-import { combinationAt } from "../analysis/combinations.js";
+import { combinationAt, strides } from "../cube/combinations.js";
 import type { ResolvedCrs } from "../analysis/crs.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { type Cube, type Grid, STD_TIME, type Variable } from "../cube/types.js";
@@ -176,7 +176,7 @@ async function seriesAt(variable: Variable, cell: Cell, signal?: AbortSignal): P
     0,
     variable.dimensions.findIndex((d) => d.name === STD_TIME),
   );
-  const strides = sizes.map((_, d) => sizes.slice(d + 1).reduce((n, s) => n * s, 1));
+  const steps = strides(sizes);
   const combos = total / sizes[timeAxis];
   for (let k = 0; k < combos; k++) {
     // Index of every other dimension for this combination (the time axis counts as size 1: index 0).
@@ -186,10 +186,10 @@ async function seriesAt(variable: Variable, cell: Cell, signal?: AbortSignal): P
     );
     const dims = sizes.map((s, d) => (d === timeAxis ? ([0, s] as const) : ([at[d], at[d] + 1] as const)));
     const slab = await variable.read({ dims, window, signal });
-    const offset = at.reduce((n, i, d) => n + i * strides[d], 0);
+    const offset = at.reduce((n, i, d) => n + i * steps[d], 0);
     for (let t = 0; t < sizes[timeAxis]; t++) {
       const v = slab.data[t];
-      out[offset + t * strides[timeAxis]] = isNodata(v, variable) ? null : v;
+      out[offset + t * steps[timeAxis]] = isNodata(v, variable) ? null : v;
     }
   }
   return out;

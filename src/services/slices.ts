@@ -5,7 +5,7 @@
  * variable's dimension values last dimension fastest (the `slices` resource lists them).
  */
 import { parseJsonParam } from "./spatial.js";
-import { combinationAt, combinationCount } from "../analysis/combinations.js";
+import { combinationAt, combinationCount } from "../cube/combinations.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { parseIsoTime } from "../cube/time.js";
 import { type Cube, STD_TIME, type Variable } from "../cube/types.js";

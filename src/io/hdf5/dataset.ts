@@ -4,6 +4,7 @@
  * threads inflate in parallel). A read of exactly one whole chunk is one positional read,
  * one inflate and the unshuffle straight into the returned array.
  */
+import { strides } from "../../cube/combinations.js";
 import type { TypedArray } from "../../cube/types.js";
 import { readHyperslab } from "../hyperslab.js";
 import { typedArrayFor } from "../raw.js";
@@ -267,14 +268,14 @@ class Dataset implements Hdf5Dataset {
       return out;
     }
     const es = this.type.size;
-    const strides = this.shape.map((_, d) => this.shape.slice(d + 1).reduce((a, b) => a * b, 1));
+    const steps = strides(this.shape);
     return readHyperslab(
       {
         shape: this.shape,
         dtype: this.kind,
         bigEndian: this.type.bigEndian,
         contiguousDims: this.shape.length,
-        position: (index) => address + index.reduce((p, i, d) => p + i * strides[d], 0) * es,
+        position: (index) => address + index.reduce((p, i, d) => p + i * steps[d], 0) * es,
         readBytes: (into, position) => this.source.readInto(into, position),
       },
       start,

@@ -1,6 +1,7 @@
 /**
- * Walking every combination of indices along some dimensions (the slices of a variable, or
- * the values of the dimensions an analysis does not run along), last dimension fastest.
+ * Index arithmetic in C order: every combination of indices along some dimensions (the
+ * slices of a variable, the values of the dimensions an analysis does not run along, the
+ * chunks of a block), last dimension fastest, and the strides of an array laid out so.
  */
 
 /**
@@ -25,4 +26,19 @@ export function combinationAt(k: number, sizes: readonly number[]): number[] {
  */
 export function combinationCount(sizes: readonly number[]): number {
   return sizes.reduce((n, s) => n * s, 1);
+}
+
+/**
+ * Elements between consecutive indices along each dimension of a C-order array.
+ * @example
+ * strides([2, 3, 4]); // [12, 4, 1]
+ */
+export function strides(shape: readonly number[]): number[] {
+  const out = new Array<number>(shape.length);
+  let s = 1;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    out[d] = s;
+    s *= shape[d];
+  }
+  return out;
 }

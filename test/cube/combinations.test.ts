@@ -1,7 +1,7 @@
 /** Combinations of indices, last dimension fastest (hand-worked). */
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { combinationAt, combinationCount } from "../../src/analysis/combinations.js";
+import { combinationAt, combinationCount, strides } from "../../src/cube/combinations.js";
 
 it("walks every combination once, last dimension fastest", () => {
   const sizes = [2, 1, 3];
@@ -19,4 +19,10 @@ it("walks every combination once, last dimension fastest", () => {
   );
   assert.equal(combinationCount([]), 1);
   assert.deepEqual(combinationAt(0, []), []);
+});
+
+it("gives C-order strides (hand-worked)", () => {
+  assert.deepEqual(strides([2, 3, 4]), [12, 4, 1]);
+  assert.deepEqual(strides([5]), [1]);
+  assert.deepEqual(strides([]), []);
 });
