@@ -1,7 +1,9 @@
 /**
  * Whole chunks written directly (io/zarrChunks.ts) are the files zarrita writes for the same
- * block, byte for byte, and read back as the block; edge chunks carry the fill value beyond
- * the array; blocks that are not whole chunks, or of another type, are refused untouched.
+ * block, byte for byte (keys, layout, fill, byte order: both encode through Strata's zstd
+ * encoder), and read back as the block through zarrita with numcodecs decoding; edge chunks
+ * carry the fill value beyond the array; blocks that are not whole chunks, or of another
+ * type, are refused untouched.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
