@@ -48,11 +48,21 @@ const DECODING_ATTRS = new Set([
 ]);
 
 /**
- * Interpret a raw dataset as a cube.
+ * Interpret a raw dataset as a cube; the cube owns it (closes it), and a dataset refused is
+ * closed before the refusal is thrown.
  * @example
  * const cube = await cubeFromRaw(await openNetcdf3("winds.cdf"), "winds.cdf");
  */
 export async function cubeFromRaw(raw: RawDataset, source: string): Promise<Cube> {
+  try {
+    return await interpret(raw, source);
+  } catch (e) {
+    await raw.close().catch(() => undefined); // the refusal is the error worth reporting
+    throw e;
+  }
+}
+
+async function interpret(raw: RawDataset, source: string): Promise<Cube> {
   const byName = new Map(raw.variables.map((v) => [v.name, v]));
   const coordinateOf = (v: RawVariable, dim: string) => findCoordinate(byName, v.name, dim);
   const auxiliary = auxiliaryNames(raw.variables);

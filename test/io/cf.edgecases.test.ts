@@ -8,7 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { UnsupportedDataError } from "../../src/cube/errors.js";
+import { cubeFromRaw } from "../../src/io/cf.js";
 import { openCube } from "../../src/io/open.js";
+import type { RawDataset } from "../../src/io/raw.js";
 import { type NcFile, type NcVariable, writeNetcdf3 } from "../helpers/netcdf3Writer.js";
 
 let dir: string;
@@ -200,5 +202,35 @@ describe("CF interpretation", () => {
     assert.deepEqual(b.values, [450, 550]);
     assert.equal(b.interval, 100);
     await cube.close();
+  });
+});
+
+describe("a refused dataset", () => {
+  it("is closed before the refusal is thrown (no file handle left for the collector)", async () => {
+    let closed = 0;
+    const raw: RawDataset = {
+      format: "netcdf3",
+      attrs: {},
+      // Only a 1-D variable: no regular 2-D grid.
+      variables: [
+        {
+          name: "x",
+          dims: ["x"],
+          shape: [3],
+          dtype: "float32",
+          attrs: {},
+          chunkShape: [3],
+          read: async () => new Float32Array(3),
+        },
+      ],
+      close: async () => {
+        closed++;
+      },
+    };
+    await assert.rejects(
+      cubeFromRaw(raw, "made-up.nc"),
+      (e: Error) => e instanceof UnsupportedDataError && /regular 2-D grid/.test(e.message),
+    );
+    assert.equal(closed, 1);
   });
 });

@@ -72,7 +72,7 @@ describe("strata info against xarray", () => {
     await assert.rejects(run(process.execPath, [CLI, "info", `${REAL}atm_phy_mag0004_1985.nc`]), (e: { code: number; stderr: string }) => {
       assert.equal(e.code, 1);
       assert.match(e.stderr, /no variable on a regular 2-D grid: variable \w+ is on an unstructured grid/);
-      assert.equal(e.stderr.trim().split("\n").length, 1, "one line");
+      assert.equal(e.stderr.trim().split("\n").length, 1, `one line, not:\n${e.stderr}`);
       return true;
     });
   });
