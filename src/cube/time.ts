@@ -33,12 +33,22 @@
  * spellings (hour, hours, hr, h, d, min, sec, s, msec, ms, us ...). `months since` and
  * `years since` are ambiguous in CF: udunits defines a year as 365.242198781 days and a month
  * as a twelfth of it (about 30.436850 days), which lands mid-day on no calendar date and is
- * almost never what a producer meant. They are accepted only in `360_day`, where a month is
- * exactly 30 days and a year exactly 360 (cftime accepts months there too); elsewhere they are
- * refused with an UnsupportedDataError. `common_years since` (exactly 365 days) is accepted in
+ * almost never what a producer meant (NCEP's hgt.nc counts `months since 1958-1-1` in whole
+ * months). Strata reads them as CDO does:
+ * - a whole number n of months (years: 12·n months) is the reference date moved n calendar
+ *   months in the file's calendar, keeping its day and time of day; a day the target month
+ *   lacks is clamped to the month's last day (Jan 31 + 1 month = Feb 28, or Feb 29 in a leap
+ *   year of the calendar), as SubsetMultidimensionalRaster's calendar steps do. CDO rolls
+ *   such a day over into the next month instead (Jan 31 + 1 month = Mar 3 in 2001); only
+ *   reference days 29..31 can tell the two apart. Negative n counts back the same way;
+ * - in `360_day` a month is exactly 30 days and a year 360, so fractions are exact there too
+ *   (cftime reads months there as well);
+ * - a fractional value in any other calendar is refused with an UnsupportedDataError.
+ * `common_years since` (exactly 365 days) is accepted in
  * `noleap`/`365_day`, as cftime does. Reference dates may carry a time, a fraction of a second
  * and a UTC offset (`Z`, `UTC`, `+05:30`, `-0600`, or the udunits ` -6`); the offset is
- * subtracted from the reference date, as cftime and udunits do.
+ * subtracted from the reference date, as cftime and udunits do (for calendar months, after
+ * moving the date as written).
  *
  * Precision: values are split into an integer count of units (exact in ms) and a fraction,
  * so that e.g. 1096.485 hours decodes to the exact millisecond; results are rounded to the
@@ -186,6 +196,8 @@ interface Calendar {
   readonly name: string;
   /** Years numbered without a zero (cftime's has_year_zero=False): -1 is 1 BC. */
   readonly historicalYears: boolean;
+  /** Days in month m of (astronomical) year y. */
+  monthLength(y: number, m: number): number;
   /** Is this (astronomical) date in the calendar? */
   isValid(y: number, m: number, d: number): boolean;
   /** Day count of the calendar (real calendars: days since 1970-01-01 on the real time line). */
@@ -208,6 +220,7 @@ function realCalendar(
   return {
     name,
     historicalYears,
+    monthLength,
     isValid: (y, m, d) => m >= 1 && m <= 12 && d >= 1 && d <= monthLength(y, m) && (extraValid?.(y, m, d) ?? true),
     daysFromCivil,
     civilFromDays,
@@ -263,6 +276,7 @@ function modelCalendar(name: string, monthLengths: readonly number[]): Calendar 
   return {
     name,
     historicalYears: false,
+    monthLength: (_y, m) => monthLengths[m - 1],
     isValid: (_y, m, d) => m >= 1 && m <= 12 && d >= 1 && d <= monthLengths[m - 1],
     daysFromCivil: (y, m, d) => y * yearLength + cum[m - 1] + d - 1,
     civilFromDays,
@@ -368,8 +382,8 @@ const UNIT_MS: Readonly<Record<CfTimeUnit, number>> = {
   hours: MS_PER_HOUR,
   days: MS_PER_DAY,
   weeks: 7 * MS_PER_DAY,
-  months: 30 * MS_PER_DAY, // 360_day only
-  years: 360 * MS_PER_DAY, // 360_day only
+  months: 30 * MS_PER_DAY, // 360_day; other calendars count calendar months (CalendarMonths)
+  years: 360 * MS_PER_DAY, // 360_day; other calendars count calendar months (CalendarMonths)
   common_years: 365 * MS_PER_DAY, // noleap / 365_day only
 };
 
@@ -443,9 +457,25 @@ function describeEpoch(e: CfEpoch): string {
 /** Resolved units: calendar, ms per unit, and the epoch in model ms (integer part + fraction). */
 interface Resolved {
   readonly cal: Calendar;
+  readonly calName: string;
   readonly unitMs: number;
   /** Epoch in model milliseconds (day count × 86 400 000 + time of day − offset). */
   readonly epochMs: number;
+  /** Set for `months since` / `years since` outside 360_day: values count calendar months. */
+  readonly calendarMonths?: CalendarMonths;
+}
+
+/** The reference date as written (astronomical year), for stepping by calendar months. */
+interface CalendarMonths {
+  readonly unit: "months" | "years";
+  readonly monthsPerUnit: number;
+  readonly year: number;
+  readonly month: number;
+  readonly day: number;
+  /** Time of day of the reference, ms. */
+  readonly timeMs: number;
+  /** UTC offset of the reference, ms east of Greenwich. */
+  readonly offsetMs: number;
 }
 
 function resolve(units: string, calendar: string | undefined): Resolved {
@@ -455,21 +485,12 @@ function resolve(units: string, calendar: string | undefined): Resolved {
     throw new UnsupportedDataError(
       `Time units "${units}" are not CF time units: expected "<unit> since <date>", ` +
         `e.g. "days since 1850-01-01 00:00:00", with unit one of microseconds, milliseconds, ` +
-        `seconds, minutes, hours, days or weeks.`,
+        `seconds, minutes, hours, days, weeks, months or years.`,
       { parameter: "units" },
     );
   }
   const { unit, epoch, offsetMinutes } = parsed;
   let cal = CALENDAR_IMPLS[calName];
-  if ((unit === "months" || unit === "years") && cal !== DAY360) {
-    throw new UnsupportedDataError(
-      `Time units "${units}" in the ${calName} calendar are ambiguous: CF (udunits) defines a ` +
-        `year as 365.242198781 days and a month as a twelfth of that (about 30.44 days), which ` +
-        `falls on no calendar date. Strata reads "${unit} since" only in the 360_day calendar, ` +
-        `where they are exactly ${unit === "months" ? 30 : 360} days; store times in days or hours.`,
-      { parameter: "units" },
-    );
-  }
   if (unit === "common_years" && cal !== NOLEAP) {
     throw new UnsupportedDataError(
       `Time units "${units}": common_years (365 days) are only defined for the noleap/365_day ` + `calendar, not ${calName}.`,
@@ -505,23 +526,75 @@ function resolve(units: string, calendar: string | undefined): Resolved {
   const secondMs = Math.round(epoch.second * 1e6) / 1000; // to the microsecond, as cftime
   const timeMs = epoch.hour * MS_PER_HOUR + epoch.minute * MS_PER_MINUTE + secondMs;
   const epochMs = cal.daysFromCivil(year, epoch.month, epoch.day) * MS_PER_DAY + timeMs - offsetMinutes * MS_PER_MINUTE;
-  return { cal, unitMs: UNIT_MS[unit], epochMs };
+  // In 360_day a month is exactly 30 days (UNIT_MS); elsewhere months are calendar months.
+  const calendarMonths: CalendarMonths | undefined =
+    (unit === "months" || unit === "years") && cal !== DAY360
+      ? {
+          unit,
+          monthsPerUnit: unit === "years" ? 12 : 1,
+          year,
+          month: epoch.month,
+          day: epoch.day,
+          timeMs,
+          offsetMs: offsetMinutes * MS_PER_MINUTE,
+        }
+      : undefined;
+  return { cal, calName, unitMs: UNIT_MS[unit], epochMs, ...(calendarMonths ? { calendarMonths } : {}) };
+}
+
+/**
+ * Model milliseconds of `n` whole months (or years) after the reference date: the date moved
+ * n calendar months, its day clamped to the target month's length, its time of day kept.
+ */
+function calendarMonthsMs(r: Resolved, cm: CalendarMonths, units: string, n: number): number {
+  if (!Number.isInteger(n)) {
+    throw new UnsupportedDataError(
+      `Time units "${units}" in the ${r.calName} calendar: the value ${n} is not a whole number of ${cm.unit}. ` +
+        `CF (udunits) defines a year as 365.242198781 days and a month as a twelfth of that (about 30.44 days), ` +
+        `which falls on no calendar date. Strata reads whole ${cm.unit} as calendar ${cm.unit} from the reference ` +
+        `date (as CDO does) and fractional ones only in the 360_day calendar, where they are exactly ` +
+        `${cm.unit === "months" ? 30 : 360} days; store times in days or hours.`,
+      { parameter: "units" },
+    );
+  }
+  const index = cm.year * 12 + (cm.month - 1) + n * cm.monthsPerUnit;
+  const y = Math.floor(index / 12);
+  const m = index - y * 12 + 1;
+  const d = Math.min(cm.day, r.cal.monthLength(y, m));
+  if (!r.cal.isValid(y, m, d)) {
+    // Only the mixed calendar has such dates: October 1582 lost its 5th to 14th.
+    throw new UnsupportedDataError(
+      `Time units "${units}": the value ${n} falls on ${describeEpoch({ year: y, month: m, day: d, hour: 0, minute: 0, second: 0 })}, ` +
+        `which does not exist in the ${r.calName} calendar (the ten days 1582-10-05..14 were skipped by the Gregorian reform).`,
+      { parameter: "units" },
+    );
+  }
+  return r.cal.daysFromCivil(y, m, d) * MS_PER_DAY + cm.timeMs - cm.offsetMs;
+}
+
+/** Epoch ms of model milliseconds in the resolved calendar, rounded to the millisecond. */
+function instantOf(r: Resolved, modelMs: number): number {
+  if (r.cal === PROLEPTIC || r.cal === JULIAN || r.cal === MIXED) return Math.round(modelMs);
+  const day = Math.floor(modelMs / MS_PER_DAY);
+  return Math.round(r.cal.toInstant(day, modelMs - day * MS_PER_DAY));
 }
 
 /**
  * Decode CF time coordinate values to StdTime (epoch milliseconds UTC, proleptic
  * Gregorian), rounded to the millisecond. Non-finite values decode to NaN.
  * Throws UnsupportedDataError for units that are not CF time units, an unknown calendar,
- * a reference date that does not exist in the calendar, or months/years outside 360_day.
+ * a reference date that does not exist in the calendar, or a fractional number of months or
+ * years outside 360_day.
  *
  * ```ts
  * decodeCfTimes([1096.485], "hours since 1900-01-01"); // [-2205041454000] = 1900-02-15T16:29:06Z
  * decodeCfTimes([366], "hour since 0000-01-01 00:00:00"); // [-62165901600000] = 0000-01-16T06:00:00Z
+ * decodeCfTimes([1, 13], "months since 1958-1-1"); // 1958-02-01T00:00:00Z, 1959-02-01T00:00:00Z
  * ```
  */
 export function decodeCfTimes(values: ArrayLike<number>, units: string, calendar?: string): number[] {
-  const { cal, unitMs, epochMs } = resolve(units, calendar);
-  const real = cal === PROLEPTIC || cal === JULIAN || cal === MIXED;
+  const r = resolve(units, calendar);
+  const { unitMs, epochMs, calendarMonths } = r;
   const out = new Array<number>(values.length);
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
@@ -530,19 +603,16 @@ export function decodeCfTimes(values: ArrayLike<number>, units: string, calendar
       continue;
     }
     let modelMs: number;
-    if (unitMs >= 1) {
+    if (calendarMonths) {
+      modelMs = calendarMonthsMs(r, calendarMonths, units, v);
+    } else if (unitMs >= 1) {
       // whole * unitMs is an exact integer; the fraction adds less than one unit.
       const whole = Math.trunc(v);
       modelMs = epochMs + whole * unitMs + (v - whole) * unitMs;
     } else {
       modelMs = epochMs + v / 1000; // microseconds
     }
-    if (real) {
-      out[i] = Math.round(modelMs);
-    } else {
-      const day = Math.floor(modelMs / MS_PER_DAY);
-      out[i] = Math.round(cal.toInstant(day, modelMs - day * MS_PER_DAY));
-    }
+    out[i] = instantOf(r, modelMs);
   }
   return out;
 }
@@ -554,7 +624,8 @@ function notInCalendar(ms: number, calName: string): InvalidInputError {
 /**
  * Encode StdTime values (epoch ms) as CF time values in `units` and `calendar`: the inverse
  * of decodeCfTimes. Non-finite values encode to NaN. Throws InvalidInputError for an instant
- * the model calendar never reaches (e.g. 2024-02-29 in noleap), and the errors of
+ * the model calendar never reaches (e.g. 2024-02-29 in noleap) or, with calendar months, an
+ * instant that is no whole number of months from the reference date; and the errors of
  * decodeCfTimes for bad units or calendars.
  *
  * ```ts
@@ -562,7 +633,8 @@ function notInCalendar(ms: number, calName: string): InvalidInputError {
  * ```
  */
 export function encodeCfTimes(epochMs: ArrayLike<number>, units: string, calendar?: string): number[] {
-  const { cal, unitMs, epochMs: origin } = resolve(units, calendar);
+  const r = resolve(units, calendar);
+  const { cal, unitMs, epochMs: origin, calendarMonths } = r;
   const out = new Array<number>(epochMs.length);
   for (let i = 0; i < epochMs.length; i++) {
     const ms = epochMs[i];
@@ -571,11 +643,25 @@ export function encodeCfTimes(epochMs: ArrayLike<number>, units: string, calenda
       continue;
     }
     const at = cal.fromInstant(ms);
-    if (at === undefined) throw notInCalendar(ms, normalizeCalendar(calendar));
+    if (at === undefined) throw notInCalendar(ms, r.calName);
+    if (calendarMonths) {
+      out[i] = wholeMonthsTo(r, calendarMonths, units, at, ms);
+      continue;
+    }
     const delta = at.day * MS_PER_DAY + at.msOfDay - origin;
     out[i] = unitMs >= 1 ? delta / unitMs : delta * 1000;
   }
   return out;
+}
+
+/** The whole number of months (years) from the reference date to an instant, or an error. */
+function wholeMonthsTo(r: Resolved, cm: CalendarMonths, units: string, at: { day: number; msOfDay: number }, ms: number): number {
+  // The month the instant falls in, in the reference's local time, gives the only candidate.
+  const local = at.day * MS_PER_DAY + at.msOfDay + cm.offsetMs;
+  const [y, m] = r.cal.civilFromDays(Math.floor(local / MS_PER_DAY));
+  const n = (y * 12 + m - 1 - (cm.year * 12 + cm.month - 1)) / cm.monthsPerUnit;
+  if (Number.isInteger(n) && instantOf(r, calendarMonthsMs(r, cm, units, n)) === Math.round(ms)) return n;
+  throw new InvalidInputError(`${formatIso(ms)} is not a whole number of ${cm.unit} from the reference date of "${units}".`);
 }
 
 /**

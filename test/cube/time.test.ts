@@ -504,16 +504,20 @@ describe("bad inputs throw typed errors that name the problem", () => {
     assert.throws(() => encodeCfTimes([0], "days"), UnsupportedDataError);
   });
 
-  test("months/years since outside 360_day", () => {
+  test("fractional months/years since outside 360_day (whole ones: calendarMonths.test.ts)", () => {
     for (const [units, cal] of [
       ["months since 2000-01-01", undefined],
       ["months since 2000-01-01", "noleap"],
       ["years since 2000-01-01", "proleptic_gregorian"],
     ] as const) {
       assert.throws(
-        () => decodeCfTimes([1], units, cal),
+        () => decodeCfTimes([0, 1.5], units, cal),
         (e: unknown) =>
-          e instanceof UnsupportedDataError && /ambiguous/.test(e.message) && /360_day/.test(e.message) && e.message.includes(units),
+          e instanceof UnsupportedDataError &&
+          /not a whole number/.test(e.message) &&
+          /365\.242198781 days/.test(e.message) &&
+          /360_day/.test(e.message) &&
+          e.message.includes(units),
       );
     }
   });
