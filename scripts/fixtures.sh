@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dest=test/fixtures/real
-want=(monthly_navy_winds.cdf coads_climatology.cdf ocean_atlas_subset.nc nc4uvt.nc atm_phy_mag0004_1985.nc)
+want=(monthly_navy_winds.cdf coads_climatology.cdf ocean_atlas_subset.nc nc4uvt.nc atm_phy_mag0004_1985.nc hgt.nc)
 have=0
 for f in "${want[@]}"; do [ -f "$dest/$f" ] && have=$((have + 1)); done
 if [ "$have" -eq "${#want[@]}" ]; then echo "fixtures: already in $dest"; exit 0; fi
