@@ -131,7 +131,7 @@ export function anomalyTile(values: TypedArray, options: AnomalyTileOptions): Fl
           if (x !== x || x === nd) bad = true;
           else buf[n++] = x;
         }
-        ref[p] = n === 0 || (bad && !ignoreNoData) ? NaN : medianOf(buf, n);
+        ref[p] = n === 0 || (bad && !ignoreNoData) ? Number.NaN : medianOf(buf, n);
       }
       for (let j = a; j < b; j++) applyRow(values, out, members[j] * P, P, nd, kind, ref, 0, sd, limit);
     }
@@ -161,7 +161,7 @@ export function anomalyTile(values: TypedArray, options: AnomalyTileOptions): Fl
         }
       }
     }
-    for (let p = 0; p < P; p++) ref[p] = count[p] === 0 || (bad[p] && !ignoreNoData) ? NaN : sum[p] / count[p];
+    for (let p = 0; p < P; p++) ref[p] = count[p] === 0 || (bad[p] && !ignoreNoData) ? Number.NaN : sum[p] / count[p];
     if (kind === Z_SCORE) {
       sd.fill(0);
       for (let j = a; j < b; j++) {
@@ -251,7 +251,7 @@ function applyRow(
       for (let p = 0; p < P; p++) {
         const x = values[row + p];
         const v = x - ref[roff + p];
-        out[row + p] = x !== nd && v <= limit && v >= -limit ? v : NaN;
+        out[row + p] = x !== nd && v <= limit && v >= -limit ? v : Number.NaN;
       }
       return;
     case PERCENT_DIFFERENCE:
@@ -259,21 +259,21 @@ function applyRow(
         const x = values[row + p];
         const r = ref[roff + p];
         const v = Math.abs(x - r) / ((x + r) / 2);
-        out[row + p] = x !== nd && v <= limit && v >= -limit ? v : NaN;
+        out[row + p] = x !== nd && v <= limit && v >= -limit ? v : Number.NaN;
       }
       return;
     case PERCENT_OF:
       for (let p = 0; p < P; p++) {
         const x = values[row + p];
         const v = x / ref[roff + p];
-        out[row + p] = x !== nd && v <= limit && v >= -limit ? v : NaN;
+        out[row + p] = x !== nd && v <= limit && v >= -limit ? v : Number.NaN;
       }
       return;
     default:
       for (let p = 0; p < P; p++) {
         const x = values[row + p];
         const v = (x - ref[roff + p]) / sd[p];
-        out[row + p] = x !== nd && v <= limit && v >= -limit ? v : NaN;
+        out[row + p] = x !== nd && v <= limit && v >= -limit ? v : Number.NaN;
       }
   }
 }

@@ -122,7 +122,7 @@ export function createTileFitter(setup: FitSetup): TileFitter {
             m += ok;
           }
           const good = (setup.ignoreNoData || m === n) && fit(y, valid, m, result);
-          for (let b = 0; b < names.length; b++) out[b * pixels + p] = good ? result[b] : NaN;
+          for (let b = 0; b < names.length; b++) out[b * pixels + p] = good ? result[b] : Number.NaN;
         }
       }
     },

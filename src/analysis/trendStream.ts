@@ -141,7 +141,7 @@ export function solveUnit(cube: Cube, plan: TrendPlan, unit: StreamUnit, sums: T
   for (let i = 0; i < sums.pixels; i++) {
     const m = sums.count[i];
     const o = i * stride;
-    out[o + p] = m > 0 ? sums.sumY[i] / m : NaN;
+    out[o + p] = m > 0 ? sums.sumY[i] / m : Number.NaN;
     out[o + p + 1] = m;
     out[o + p + 2] = sums.ymin[i];
     out[o + p + 3] = sums.ymax[i];

@@ -461,8 +461,8 @@ function cellMapper(source: Grid, target: Grid): CellMapper {
       for (let r = 0, k = 0; r < w.height; r++) {
         for (let c = 0; c < w.width; c++, k++) {
           const ok = !Number.isNaN(xs[c]) && !Number.isNaN(ys[r]);
-          out.px[k] = ok ? xs[c] : NaN;
-          out.py[k] = ok ? ys[r] : NaN;
+          out.px[k] = ok ? xs[c] : Number.NaN;
+          out.py[k] = ok ? ys[r] : Number.NaN;
         }
       }
       return out;

@@ -311,14 +311,14 @@ function decodingOf(v: RawVariable): Decoding {
         const src = reinterpret(rawValues);
         if (pixelType === "F64") {
           const out = new Float64Array(src.length);
-          for (let i = 0; i < src.length; i++) out[i] = isMasked(src[i]) ? NaN : src[i] * s + o;
+          for (let i = 0; i < src.length; i++) out[i] = isMasked(src[i]) ? Number.NaN : src[i] * s + o;
           return out;
         }
         // Single precision at each step, as numpy (and so xarray) computes it.
         const out = new Float32Array(src.length);
         const s32 = Math.fround(s);
         const o32 = Math.fround(o);
-        for (let i = 0; i < src.length; i++) out[i] = isMasked(src[i]) ? NaN : Math.fround(Math.fround(src[i] * s32) + o32);
+        for (let i = 0; i < src.length; i++) out[i] = isMasked(src[i]) ? Number.NaN : Math.fround(Math.fround(src[i] * s32) + o32);
         return out;
       },
     };
