@@ -219,12 +219,15 @@ class Dataset implements Hdf5Dataset {
     const cs = this.chunkShape;
     const lo = coords.map((c, d) => Math.max(start[d], c * cs[d]));
     const hi = coords.map((c, d) => Math.min(start[d] + count[d], (c + 1) * cs[d]) - 1);
-    const runBytes = (hi[rank - 1] - lo[rank - 1] + 1) * es;
-    const outer = lo.slice(0, rank - 1);
-    const outerHi = hi.slice(0, rank - 1);
-    const index = [...outer, lo[rank - 1]];
-    forEachIndex(outer, outerHi, (o) => {
-      for (let d = 0; d < rank - 1; d++) index[d] = o[d];
+    // One copy spans the trailing dimensions the region takes whole in both the chunk and the
+    // window (a whole-plane chunk of a whole-plane window is one copy, not one per row).
+    let k = rank - 1;
+    while (k > 0 && hi[k] - lo[k] + 1 === cs[k] && count[k] === cs[k]) k--;
+    let runBytes = es;
+    for (let d = k; d < rank; d++) runBytes *= hi[d] - lo[d] + 1;
+    const index = lo.slice();
+    forEachIndex(lo.slice(0, k), hi.slice(0, k), (o) => {
+      for (let d = 0; d < k; d++) index[d] = o[d];
       let inChunk = 0;
       let inOut = 0;
       for (let d = 0; d < rank; d++) {
