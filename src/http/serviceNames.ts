@@ -1,9 +1,10 @@
 /**
- * Who holds a new hosted service name (issue 10 §3): an existing service, a job not yet
- * finished that will create it (its record is the reservation, released by any terminal
- * state), or a publication of an uploaded item still converting in this process. Job submit
- * and publish both ask here, synchronously right before they claim the name, so neither
- * runs to the end to find the name taken by the other.
+ * Who holds a new hosted service name (issue 10 §3): an existing service (an empty one made
+ * by createService included), a job not yet finished that will create it (its record is the
+ * reservation, released by any terminal state), or a publication of an uploaded item still
+ * converting in this process. Job submit, publish and createService all ask here,
+ * synchronously right before they claim the name, so none runs to the end to find the name
+ * taken by another; isServiceNameAvailable answers from the same rule.
  */
 import { InvalidInputError } from "../cube/errors.js";
 import { activeJobWithOption } from "../jobs/jobStore.js";
@@ -19,14 +20,21 @@ const publishing = new Set<string>();
  * refuseHeldServiceName(db, "sst_anomaly", "outputName");
  */
 export function refuseHeldServiceName(db: MetadataDb, name: string, parameter: string, label = parameter): void {
-  const why = getItemByServiceName(db, name)
-    ? "is already taken"
-    : activeJobWithOption(db, "$.output.serviceName", name)
-      ? "is the output of a job that has not finished"
-      : publishing.has(name.toLowerCase())
-        ? "is being published right now"
-        : undefined;
+  const why = serviceNameHolder(db, name);
   if (why) throw new InvalidInputError(`${label}: the service name ${name} ${why}`, { parameter });
+}
+
+/**
+ * What holds `name`, in words that complete "the service name x ...", or undefined when it is
+ * free (what isServiceNameAvailable answers).
+ * @example
+ * serviceNameHolder(db, "sst_anomaly"); // "is already taken"
+ */
+export function serviceNameHolder(db: MetadataDb, name: string): string | undefined {
+  if (getItemByServiceName(db, name)) return "is already taken";
+  if (activeJobWithOption(db, "$.output.serviceName", name)) return "is the output of a job that has not finished";
+  if (publishing.has(name.toLowerCase())) return "is being published right now";
+  return undefined;
 }
 
 /**
