@@ -1,6 +1,7 @@
 /**
  * The portal half of the API (`/sharing/rest/...`, SPEC §1 and §12): tokens, discovery,
- * the signed-in user, items and folders.
+ * the signed-in user, items (update, share, delete) and folders. Creating empty hosted
+ * services (createService, isServiceNameAvailable) is hostedServices.ts.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { InvalidInputError, NotFoundError } from "../cube/errors.js";
@@ -8,6 +9,7 @@ import { type Viewer, canRead, canWrite, isAdmin } from "../portal/access.js";
 import { AuthError } from "../portal/errors.js";
 import { createFolder, deleteFolder, getFolder, listFolders } from "../portal/folders.js";
 import { type Item, deleteItem, getItem, listItems, shareItem } from "../portal/items.js";
+import { applyItemUpdate, clientProperties, readItemUpdate } from "../portal/itemUpdate.js";
 import { exchangeToken, generateToken } from "../portal/tokens.js";
 import { getUser, sameUsername } from "../portal/users.js";
 import { datasetIdOf } from "../services/publish.js";
@@ -18,6 +20,8 @@ import { requestParams } from "./params.js";
 import { resource } from "./route.js";
 
 const VERSION = "11.3";
+/** This portal's id (portals/self answers it; clients also ask portals/<id>/...). */
+export const PORTAL_ID = "strata";
 
 export function registerSharing(app: FastifyInstance, ctx: AppContext): void {
   const sharing = ["/sharing/rest", "/sharing"];
@@ -90,7 +94,7 @@ export function registerSharing(app: FastifyInstance, ctx: AppContext): void {
     const tools = toolsUrl(ctx.urls);
     return {
       body: {
-        id: "strata",
+        id: PORTAL_ID,
         name: "Strata",
         isPortal: true,
         portalMode: "singletenant",
@@ -172,6 +176,14 @@ export function registerSharing(app: FastifyInstance, ctx: AppContext): void {
       const item = writableItem(ctx, viewer, (request.params as { id: string }).id);
       await deleteItemAndData(ctx, item);
       return { body: { success: true, itemId: item.id } };
+    });
+    // What the ArcGIS API for Python sends around a job: description, tags and snippet of the
+    // empty service it created, then the job's URL and id in `properties`.
+    resource(app, `${prefix}/update`, (request) => {
+      const viewer = signedIn(ctx.db, request);
+      const item = writableItem(ctx, viewer, (request.params as { id: string }).id);
+      const updated = applyItemUpdate(ctx.db, item.id, readItemUpdate(requestParams(request), item));
+      return { body: { success: true, id: updated.id } };
     });
     resource(app, `${prefix}/share`, (request) => {
       const viewer = signedIn(ctx.db, request);
@@ -283,5 +295,7 @@ export function itemJson(item: Item): Record<string, unknown> {
     access: item.access === "public" ? "public" : item.access === "org" ? "org" : "private",
     created: item.created,
     modified: item.modified,
+    // The client's own (item update); what Strata keeps about the data is not shown.
+    properties: clientProperties(item),
   };
 }
