@@ -12,6 +12,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import type { AppContext } from "./context.js";
 import { HttpError } from "./errors.js";
 import { registerGpServer } from "./gpServer.js";
+import { registerHostedServices } from "./hostedServices.js";
 import { registerImageServer } from "./imageServer.js";
 import { registerMultipartBodies } from "./multipartBody.js";
 import { registerUploads, uploadLimit } from "./uploads.js";
@@ -66,6 +67,7 @@ export async function buildServer(ctx: AppContext, options: { logger?: boolean |
   await server.register(
     async (scoped) => {
       registerSharing(scoped, ctx);
+      registerHostedServices(scoped, ctx);
       registerRest(scoped, ctx);
       registerGpServer(scoped, ctx);
       registerImageServer(scoped, ctx);

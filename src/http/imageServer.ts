@@ -167,7 +167,11 @@ async function openService(ctx: AppContext, request: FastifyRequest) {
   if (!item) throw new NotFoundError(`Service ${HOSTED_FOLDER}/${name}/ImageServer not found.`);
   if (!canRead(viewer, item)) throw viewer ? new AuthError(403) : new AuthError(499);
   const datasetId = datasetIdOf(item);
-  if (!datasetId) throw new NotFoundError(`Service ${name} has no data.`);
+  // An empty service (createService) until a job that names it as its output succeeds.
+  if (!datasetId)
+    throw new NotFoundError(
+      `Service ${item.serviceName ?? name} has no data yet: it was created empty, and a job that names it as its outputName fills it.`,
+    );
   const path = datasetFile(await ctx.store.resolve(datasetId), item);
   return { name: item.serviceName!, item, datasetId, path, dataset: await ctx.datasets.open(datasetId) };
 }

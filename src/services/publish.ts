@@ -20,7 +20,7 @@ export interface Published {
 }
 
 /** typeKeywords ArcGIS gives hosted multidimensional image services. */
-const TYPE_KEYWORDS = ["Dynamic Imagery", "Multidimensional", "Hosted Service", "Raster"];
+export const HOSTED_TYPE_KEYWORDS: readonly string[] = ["Dynamic Imagery", "Multidimensional", "Hosted Service", "Raster"];
 
 /**
  * @example
@@ -61,7 +61,7 @@ function outputItem(urls: ServerUrls, target: Extract<OutputTarget, { kind: "cre
     snippet: typeof p.snippet === "string" ? p.snippet : "",
     tags: Array.isArray(p.tags) ? p.tags.map(String) : typeof p.tags === "string" ? p.tags.split(",").map((t) => t.trim()) : [],
     folderId: typeof p.folderId === "string" && p.folderId ? p.folderId : null,
-    typeKeywords: TYPE_KEYWORDS,
+    typeKeywords: [...HOSTED_TYPE_KEYWORDS],
     serviceName: target.serviceName,
     url: serviceUrl(urls, target.serviceName),
   };
