@@ -164,6 +164,15 @@ async function resolveOutput(deps: ResolveDeps, viewer: Viewer, descriptor: unkn
       throw fail(`the image service to update (${String(existingId ?? existingUrl)}) does not exist on this server`);
     if (!canUpdateService(viewer, found))
       throw new AuthError(403, undefined, { details: [`${parameter}: you do not own service ${found.serviceName}`], parameter });
+    // The ArcGIS API for Python names its pre-created service three ways at once: they must agree.
+    const urlName = typeof existingUrl === "string" ? hostedServiceName(deps.urls, existingUrl) : undefined;
+    for (const [key, named] of [
+      [d.url !== undefined ? "url" : "serviceProperties.serviceUrl", urlName],
+      ["serviceProperties.name", typeof service.name === "string" ? service.name : undefined],
+    ] as const) {
+      if (named !== undefined && named.toLowerCase() !== found.serviceName.toLowerCase())
+        throw fail(`${key} names the service ${named.slice(0, 130)}, but the item to update is the service ${found.serviceName}`);
+    }
     return { kind: "update", serviceName: found.serviceName, itemId: found.id };
   }
   const name = service.name;
