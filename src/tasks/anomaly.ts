@@ -21,7 +21,7 @@ import { type Cube, STD_TIME, type Variable } from "../cube/types.js";
 import { openLocation } from "../io/open.js";
 import type { VariableSpec } from "../io/zarrWrite.js";
 import { chooseAnomalyWalk, anomalyWalk, streamedChunks } from "./anomalyStreaming.js";
-import { type ContextPlan, applyContext, parseContext } from "./context.js";
+import { type ContextPlan, applyContext, resolveContext } from "./context.js";
 import {
   type ParameterSpec,
   type TaskInfo,
@@ -147,7 +147,7 @@ async function parse(params: Record<string, string>, env: ParseEnv): Promise<Par
   const cube = await env.openCube(input.location, "inputMultidimensionalRaster");
   try {
     const chosen = chooseVariables(cube, wanted);
-    const context = parseContext(values.get("context"), cube.grid);
+    const context = await resolveContext(values.get("context"), cube.grid, env);
     warnings.push(...context.warnings);
     let reference: InputLocation | undefined;
     if (external) {

@@ -1,10 +1,11 @@
 /**
  * The `context` parameter (environment settings, SPEC §10): `extent` clips the output,
- * `outSR` reprojects it, `cellSize` resamples it with `resamplingMethod` (analysis/warp.ts),
- * `parallelProcessingFactor` and `processorType` are validated. `parseContext` plans the
- * output grid at submit time; the plan (a window, and a warp when the output is not a window
- * of the input grid) is stored with the job, and `applyContext` turns it back into the cube
- * the analysis reads.
+ * `outSR` (alias `outSpatialReference`) reprojects it, `cellSize` resamples it with
+ * `resamplingMethod` (analysis/warp.ts; its forms in contextCellSize.ts),
+ * `parallelProcessingFactor` and `processorType` are validated. `resolveContext` plans the
+ * output grid at submit time (opening the raster a `cellSize` may name); the plan (a window,
+ * and a warp when the output is not a window of the input grid) is stored with the job, and
+ * `applyContext` turns it back into the cube the analysis reads.
  */
 import { type ResolvedCrs, crsDefinition, resolveCrs, sameCrs } from "../analysis/crs.js";
 import {
@@ -19,7 +20,9 @@ import {
 import { InvalidInputError } from "../cube/errors.js";
 import { gridFromTransform, windowGrid } from "../cube/grid.js";
 import type { Crs, Cube, GeoTransform, Grid, Window } from "../cube/types.js";
+import { OF_INPUTS, cellSizeFor, parseCellSizeRequest } from "./contextCellSize.js";
 import { parseObject } from "./gp.js";
+import type { ParseEnv } from "./types.js";
 
 /** A warp as stored with a job (JSON): the target grid and how to resample onto it. */
 export interface WarpPlan {
@@ -48,17 +51,52 @@ export interface ParsedContext extends ContextPlan {
   readonly warnings: string[];
 }
 
-const KNOWN = new Set(["extent", "cellSize", "outSR", "resamplingMethod", "parallelProcessingFactor", "processorType"]);
+const KNOWN = new Set([
+  "extent",
+  "cellSize",
+  "outSR",
+  "outSpatialReference",
+  "resamplingMethod",
+  "parallelProcessingFactor",
+  "processorType",
+]);
 const P = "context";
 
 const present = (v: unknown) => v !== undefined && v !== null && v !== "";
 
 /**
+ * The context of a task whose input grid is `grid`, planned at submit: like parseContext,
+ * and a raster `cellSize` names (`{"url"}`, `{"uri"}`, `{"itemId"}`) is resolved and opened
+ * with the task's own input resolution, for its cell size.
+ * @example
+ * const context = await resolveContext(values.get("context"), cube.grid, env);
+ */
+export async function resolveContext(text: string | undefined, grid: Grid, env: ParseEnv): Promise<ParsedContext> {
+  if (text === undefined || text.trim() === "") return planContext(undefined, grid);
+  const ctx = parseObject(text, P);
+  const request = parseCellSizeRequest(ctx.cellSize);
+  if (request?.kind !== "raster") return planContext(ctx, grid);
+  const named = "context.cellSize";
+  const resolved = await env.resolveInput(request.descriptor, named);
+  const raster = await env.openCube(resolved.location, named);
+  const rasterGrid = raster.grid; // only its grid is needed
+  await raster.close();
+  const planned = planContext(ctx, grid, rasterGrid);
+  return { ...planned, warnings: [...resolved.warnings, ...planned.warnings] };
+}
+
+/**
+ * The context's plan when no raster has to be opened for it (a `cellSize` naming a raster
+ * needs resolveContext).
  * @example
  * parseContext('{"extent":{"xmin":0,"ymin":0,"xmax":10,"ymax":10,"spatialReference":{"wkid":4326}}}', grid)
  * parseContext('{"outSR":{"wkid":3857},"cellSize":200000,"resamplingMethod":"BILINEAR"}', grid).warp
  */
 export function parseContext(text: string | undefined, grid: Grid): ParsedContext {
+  return planContext(text === undefined || text.trim() === "" ? undefined : parseObject(text, P), grid);
+}
+
+function planContext(ctx: Record<string, unknown> | undefined, grid: Grid, cellSizeRaster?: Grid): ParsedContext {
   const whole = { x: 0, y: 0, width: grid.width, height: grid.height };
   const keep = (window: Window, warnings: string[], rest: Partial<ParsedContext> = {}): ParsedContext => ({
     window,
@@ -68,22 +106,26 @@ export function parseContext(text: string | undefined, grid: Grid): ParsedContex
     warnings,
     ...rest,
   });
-  if (text === undefined || text.trim() === "") return keep(whole, []);
-  const ctx = parseObject(text, P);
+  if (ctx === undefined) return keep(whole, []);
   const warnings: string[] = [];
   for (const key of Object.keys(ctx)) {
     if (!KNOWN.has(key)) warnings.push(`context.${key} is not a setting Strata knows; it was ignored`);
   }
-  const outSR = present(ctx.outSR) ? resolveCrs(ctx.outSR, { parameter: P, what: "context.outSR" }) : undefined;
-  if (outSR?.crs.wkt?.startsWith("+")) {
-    warnings.push("context.outSR has no WKT form Strata can write; the output's coordinate system is recorded as the proj4 string");
+  // outSpatialReference is ArcGIS's other name for outSR; outSR wins when both are given.
+  const srKey = present(ctx.outSR) ? "outSR" : present(ctx.outSpatialReference) ? "outSpatialReference" : undefined;
+  if (srKey === "outSR" && present(ctx.outSpatialReference)) {
+    warnings.push("context.outSpatialReference was ignored: context.outSR is given too, and wins");
   }
-  const cellSize = parseCellSize(ctx.cellSize);
+  const outSR = srKey ? resolveCrs(ctx[srKey], { parameter: P, what: `context.${srKey}` }) : undefined;
+  if (outSR?.crs.wkt?.startsWith("+")) {
+    warnings.push(`context.${srKey} has no WKT form Strata can write; the output's coordinate system is recorded as the proj4 string`);
+  }
   const resamplingMethod = parseResampling(ctx.resamplingMethod);
-  if (present(ctx.resamplingMethod) && !present(ctx.cellSize) && !present(ctx.outSR)) {
+  if (present(ctx.resamplingMethod) && !present(ctx.cellSize) && srKey === undefined) {
     warnings.push("context.resamplingMethod applies only with cellSize or outSR; the output keeps the input's cells");
   }
   const reproject = outSR !== undefined && !sameCrs(grid.crs, outSR.crs);
+  const cellSize = cellSizeFor(parseCellSizeRequest(ctx.cellSize), grid, reproject ? outSR.crs : undefined, cellSizeRaster);
   const extent = present(ctx.extent) ? envelopeIn(ctx.extent, reproject ? outSR : undefined, grid) : undefined;
   const parallelism = parseParallelism(ctx.parallelProcessingFactor);
   const processor = ctx.processorType;
@@ -126,22 +168,6 @@ export function applyContext(cube: Cube, plan: ContextPlan): { cube: Cube; windo
   }
 }
 
-/** A positive number in the output's units; MAXOF / MINOF (one input): the input's cell size. */
-function parseCellSize(v: unknown): number | undefined {
-  if (!present(v)) return undefined;
-  if (typeof v === "string" && /^(MAXOF|MINOF)$/i.test(v.trim())) return undefined;
-  const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v.trim()) : NaN;
-  if (!(Number.isFinite(n) && n > 0)) {
-    throw new InvalidInputError(
-      `context.cellSize must be a positive number (in the output's units), MAXOF or MINOF; got ${JSON.stringify(v)}`,
-      {
-        parameter: P,
-      },
-    );
-  }
-  return n;
-}
-
 function parseResampling(v: unknown): ResamplingMethod {
   if (!present(v)) return "NEAREST";
   const m = String(v).trim().toUpperCase();
@@ -164,11 +190,18 @@ function parseParallelism(v: unknown): ParsedContext["parallelism"] {
 
 /**
  * The extent as an envelope in the output's CRS: `outSR`'s when reprojecting, else the input
- * grid's. An extent without a spatialReference is taken to be in that CRS already.
+ * grid's. An extent without a spatialReference is taken to be in that CRS already. MAXOF /
+ * MINOF (the union / intersection of the inputs' extents) is the whole input: every task has
+ * one input grid.
  */
-function envelopeIn(extent: unknown, outSR: ResolvedCrs | undefined, grid: Grid): Envelope {
-  if (typeof extent !== "object" || extent === null)
-    throw new InvalidInputError("context.extent must be an envelope object", { parameter: P });
+function envelopeIn(extent: unknown, outSR: ResolvedCrs | undefined, grid: Grid): Envelope | undefined {
+  if (typeof extent === "string" && OF_INPUTS.test(extent.trim())) return undefined;
+  if (typeof extent !== "object" || extent === null || Array.isArray(extent)) {
+    throw new InvalidInputError(
+      `context.extent must be an envelope object ({"xmin", "ymin", "xmax", "ymax", "spatialReference"}), MAXOF or MINOF; got ${JSON.stringify(extent)}`,
+      { parameter: P },
+    );
+  }
   const e = extent as Record<string, unknown>;
   const [xmin, ymin, xmax, ymax] = ["xmin", "ymin", "xmax", "ymax"].map((k) => {
     const n = typeof e[k] === "number" ? (e[k] as number) : Number(e[k]);

@@ -10,7 +10,7 @@ import { type TimeStepUnit, anchoredStep, formatIso, parseIsoTime } from "../cub
 import { type Cube, type Variable, STD_TIME } from "../cube/types.js";
 import { openLocation } from "../io/open.js";
 import { TILE } from "../io/zarrWrite.js";
-import { type ContextPlan, applyContext, parseContext } from "./context.js";
+import { type ContextPlan, applyContext, resolveContext } from "./context.js";
 import {
   type ParameterSpec,
   type TaskInfo,
@@ -125,7 +125,7 @@ async function parse(params: Record<string, string>, env: Parameters<TaskDefinit
     const list = definition === "BY_INTERVAL" ? intervalValues(values, dimension, warnings) : listedValues(values, isTime);
     const unused = definition === "BY_INTERVAL" ? ["dimensionValues"] : ["start", "end", "intervalValue", "intervalUnit"];
     for (const name of unused) if (values.has(name)) warnings.push(`${name} does not apply to ${definition}; it was ignored`);
-    const context = parseContext(values.get("context"), cube.grid);
+    const context = await resolveContext(values.get("context"), cube.grid, env);
     warnings.push(...context.warnings);
     return {
       options: { input: input.location, variables: chosen.map((c) => c.variable.name), values: list, ...context.plan },

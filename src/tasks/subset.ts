@@ -11,7 +11,7 @@ import { windowGrid } from "../cube/grid.js";
 import type { Cube, Dimension } from "../cube/types.js";
 import { openLocation } from "../io/open.js";
 import { TILE } from "../io/zarrWrite.js";
-import { type ContextPlan, applyContext, parseContext } from "./context.js";
+import { type ContextPlan, applyContext, resolveContext } from "./context.js";
 import {
   type ParameterSpec,
   type TaskInfo,
@@ -144,7 +144,7 @@ async function parse(params: Record<string, string>, env: Parameters<TaskDefinit
     }
     const dims = uniqueDimensions(chosen.flatMap((v) => v.dimensions));
     const selection = selectSlices(dims, definitionInput(definition, values));
-    const context = parseContext(values.get("context"), cube.grid);
+    const context = await resolveContext(values.get("context"), cube.grid, env);
     warnings.push(...context.warnings);
     const variables = chosen.map((v) => ({
       name: v.name,

@@ -21,7 +21,7 @@ import { type Cube, type Variable, STD_TIME } from "../cube/types.js";
 import { openLocation } from "../io/open.js";
 
 import { chooseTrendWalk, streamedTrendChunks, trendWalk } from "./trendStreaming.js";
-import { type ContextPlan, applyContext, parseContext } from "./context.js";
+import { type ContextPlan, applyContext, resolveContext } from "./context.js";
 import {
   type ParameterSpec,
   type TaskInfo,
@@ -190,7 +190,7 @@ async function parse(params: Record<string, string>, env: Parameters<TaskDefinit
     if (slices < needed) {
       warnings.push(`${dimension} has ${slices} slice(s) and ${type} needs at least ${needed} valid ones: every pixel will be nodata`);
     }
-    const context = parseContext(values.get("context"), cube.grid);
+    const context = await resolveContext(values.get("context"), cube.grid, env);
     warnings.push(...context.warnings);
     return {
       options: {

@@ -151,7 +151,7 @@ describe("parseContext: plans", () => {
       ['{"cellSize":-5}', /cellSize must be a positive number/],
       ['{"cellSize":0}', /cellSize must be a positive number/],
       ['{"cellSize":"abc"}', /cellSize must be a positive number/],
-      ['{"cellSize":{"url":"x"}}', /cellSize must be a positive number/],
+      ['{"cellSize":{"foo":"x"}}', /cellSize must be a positive number/], // {"url"} is a raster: contextForms.test.ts
       ['{"resamplingMethod":"MAJORITY"}', /resamplingMethod must be one of NEAREST, BILINEAR, CUBIC/],
       ['{"outSR":3857,"cellSize":1}', /more than/],
       ['{"extent":{"xmin":0,"ymin":0,"xmax":1,"ymax":1,"spatialReference":{"wkid":99999}}}', /wkid 99999/],
