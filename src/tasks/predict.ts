@@ -78,7 +78,7 @@ export const PREDICT_INFO: TaskInfo = {
       dataType: "GPString",
       displayName: "Dimension Values",
       description:
-        'BY_VALUE: a JSON list or comma-separated values: times (ISO 8601 or epoch ms) for StdTime, numbers otherwise, e.g. ["2050-01-01","2060-01-01"].',
+        'BY_VALUE: a JSON list, or values separated by semicolons (as ArcGIS writes them) or commas: times (ISO 8601 or epoch ms) for StdTime, numbers otherwise, e.g. 2050-01-01T00:00:00;2060-01-01T00:00:00 or ["2050-01-01","2060-01-01"].',
     },
     { name: "start", dataType: "GPString", displayName: "Start", description: "BY_INTERVAL: the first value (inclusive)." },
     { name: "end", dataType: "GPString", displayName: "End", description: "BY_INTERVAL: the last value (inclusive)." },
@@ -209,8 +209,9 @@ function listedValues(values: Map<string, string>, isTime: boolean): number[] {
       return [e];
     });
   } else {
+    // ArcGIS separates several values with semicolons; commas are SPEC §3's list form.
     items = text
-      .split(",")
+      .split(/[;,]/)
       .map((s) => s.trim())
       .filter(Boolean);
   }

@@ -97,6 +97,14 @@ describe("PredictUsingTrendRaster parameters", () => {
     assert.deepEqual(b.warnings, ["start does not apply to BY_VALUE; it was ignored"]);
   });
 
+  it("BY_VALUE: values separated by semicolons, as ArcGIS writes them (issue 12 §6)", async () => {
+    const a = await parse({ dimensionValues: "2060-01-01T00:00:00;2050-01-01T00:00:00; 2050-07-01T12:00:00;" });
+    assert.deepEqual(iso(a.options.values), ["2050-01-01T00:00:00Z", "2050-07-01T12:00:00Z", "2060-01-01T00:00:00Z"]);
+    const b = await parse({ dimensionValues: "-100;0" }, trends.oceanZ);
+    assert.deepEqual(b.options.values, [-100, 0]);
+    await rejects400({ dimensionValues: "2050-01-01;soon" }, "dimensionValues", /"soon" is not a time/);
+  });
+
   it("BY_INTERVAL months: calendar steps anchored at start (Jan 31, Feb 29, Mar 31 ...)", async () => {
     const { options } = await parse({ dimensionDefinition: "BY_INTERVAL", start: "2000-01-31", end: "2000-05-31", intervalUnit: "MONTHS" });
     assert.deepEqual(iso(options.values), [
