@@ -442,6 +442,13 @@ function baseCases(): Req[] {
     post(`/sharing/rest/content/users/fuzz/${folder}/items/${spare}/delete`),
     post(`/sharing/rest/content/users/admin/items/${spare}/delete`),
     post("/sharing/rest/content/users/fuzz/createService", { createParameters: '{"name":"fuzz_empty"}', outputType: "imageService" }),
+    post(`/sharing/rest/content/users/fuzz/${folder}/createService`, {
+      createParameters: '{"name":"fuzz_in_folder","capabilities":"Image, Metadata"}',
+      outputType: "imageService",
+      isView: "false",
+      tags: "a,b",
+    }),
+    get("/sharing/rest/portals/strata/isServiceNameAvailable", { name: "fuzz_empty", type: "imageService" }),
     { ...post("/sharing/rest/content/users/fuzz/addItem", { filename: "cut.nc", title: "x", tags: "t" }, "multipart"), file: files()[0] },
     { ...post(`/sharing/rest/content/users/fuzz/${folder}/addItem`, { title: "y" }, "multipart"), file: files()[2] },
     post("/sharing/rest/content/users/fuzz/publish", { itemId: own, publishParameters: '{"name":"fuzz_published"}', fileType: "netCDF" }),
