@@ -1,28 +1,31 @@
 /**
  * Whole chunks of a Zarr v3 array written directly: a block that covers whole chunks (or
- * reaches the array's edge) is cut into chunks through one reusable buffer, each encoded as
- * Strata creates its arrays (bytes little-endian, then zstd) and written under its key, each
- * chunk directory made once. zarrita's `set` allocates every chunk, copies it element by
- * element and makes its directory at every write; for the blocks the analyses write (whole
- * chunks nearly always) that was a fifth of an anomaly's time. Any other block, or an array
- * encoded otherwise, is left to zarrita.
+ * reaches the array's edge) is cut into chunks, each encoded as Strata creates its arrays
+ * (bytes little-endian, then zstd) and written under its key by the chunk encoder's thread
+ * (io/chunkEncoder.ts) while the caller goes on, each chunk directory made once. zarrita's
+ * `set` allocates every chunk, copies it element by element and makes its directory at every
+ * write; for the blocks the analyses write (whole chunks nearly always) that was a fifth of
+ * an anomaly's time. Any other block, or an array encoded otherwise, is left to zarrita.
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { endianness } from "node:os";
 import { join } from "node:path";
 import { combinationAt, combinationCount } from "../cube/combinations.js";
 import type { Slab, TypedArray } from "../cube/types.js";
 import { typedArrayFor } from "./raw.js";
 import { ZARR_NUMERIC_DTYPES } from "./zarrRead.js";
-import { zstdEncode } from "./zstdCodec.js";
+import { chunkEncoder } from "./chunkEncoder.js";
 
 export interface ChunkWriter {
-  /** Write `slab` at `start` when it covers whole chunks (or ends at the array's edge); false, with nothing written, otherwise. */
+  /**
+   * Write `slab` at `start` when it covers whole chunks (or ends at the array's edge); false,
+   * with nothing written, otherwise. Resolves once the slab is copied (the caller may reuse
+   * it); its chunks are written in the background: flush waits for them.
+   */
   tryWrite(start: readonly number[], slab: Slab): Promise<boolean>;
+  /** Wait until every chunk handed over so far is written (or failed); throws the first failure. */
+  flush(): Promise<void>;
 }
-
-/** Chunk files written at once, at most. */
-const IN_FLIGHT = 8;
 
 interface ArrayMetadata {
   shape: number[];
@@ -60,34 +63,47 @@ export async function openChunkWriter(arrayDir: string, codecs: readonly object[
   const { shape } = meta;
   const chunk = meta.chunk_grid.configuration.chunk_shape;
   const fill = fillValue(meta.fill_value);
-  const buffer = typedArrayFor(dtype, combinationCount(chunk));
+  const empty = typedArrayFor(dtype, 0);
+  const Chunk = empty.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => TypedArray;
+  const values = combinationCount(chunk);
+  const chunkBytes = values * empty.BYTES_PER_ELEMENT;
+  const encoder = chunkEncoder();
   const made = new Set<string>();
+  const writes = new Set<Promise<void>>();
+  let failure: Error | undefined;
   return {
     async tryWrite(start, slab) {
+      if (failure) throw failure;
       const count = slab.shape;
       const whole = count.every((n, d) => start[d] % chunk[d] === 0 && (n % chunk[d] === 0 || start[d] + n === shape[d]));
-      if (!whole || slab.data.constructor !== buffer.constructor) return false;
+      if (!whole || slab.data.constructor !== Chunk) return false;
       const chunksAlong = count.map((n, d) => Math.ceil(n / chunk[d]));
       const chunks = combinationCount(chunksAlong);
-      const writes: Promise<void>[] = [];
       for (let k = 0; k < chunks; k++) {
         const at = combinationAt(k, chunksAlong);
         const from = at.map((i, d) => i * chunk[d]);
         const extent = from.map((f, d) => Math.min(chunk[d], count[d] - f));
-        if (extent.some((e, d) => e < chunk[d])) buffer.fill(fill);
-        copyInto(buffer, chunk, slab.data, count, from, extent);
-        const stored = await zstdEncode(new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength), level);
         const coords = at.map((i, d) => start[d] / chunk[d] + i);
         const dir = join(arrayDir, "c", ...coords.slice(0, -1).map(String));
         if (!made.has(dir)) {
           await mkdir(dir, { recursive: true });
           made.add(dir);
         }
-        writes.push(writeFile(join(dir, String(coords.at(-1))), stored));
-        if (writes.length >= IN_FLIGHT) await Promise.all(writes.splice(0));
+        const buffer = await encoder.buffer(chunkBytes);
+        const target = new Chunk(buffer, 0, values);
+        if (extent.some((e, d) => e < chunk[d])) target.fill(fill);
+        copyInto(target, chunk, slab.data, count, from, extent);
+        const write = encoder.write(join(dir, String(coords.at(-1))), buffer, chunkBytes, level).catch((e: Error) => {
+          failure ??= e;
+        });
+        writes.add(write);
+        void write.finally(() => writes.delete(write));
       }
-      await Promise.all(writes);
       return true;
+    },
+    async flush() {
+      await Promise.all(writes);
+      if (failure) throw failure;
     },
   };
 }

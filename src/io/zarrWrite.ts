@@ -139,14 +139,31 @@ export async function createZarrWriter(path: string, spec: CubeSpec): Promise<Za
       if (!arr) throw new Error(`no variable ${name} in this writer`);
       if (!(await direct.get(name)?.tryWrite(start, slab))) await setBlock(arr, start, slab);
     },
-    finish: (attributes) => consolidate(path, created, attributes ? jsonSafe(attributes) : {}),
+    flush: () => flushAll(direct.values()),
+    async finish(attributes) {
+      await flushAll(direct.values());
+      await consolidate(path, created, attributes ? jsonSafe(attributes) : {});
+    },
   };
 }
 
 /** Writes blocks into a store's arrays (a ZarrWriter, or openBlockWriter on one it created). */
 export interface BlockWriter {
-  /** Write `slab` at `start` (over [...dims, rows, cols]) of the named variable. */
+  /**
+   * Write `slab` at `start` (over [...dims, rows, cols]) of the named variable. Resolves once
+   * the slab may be reused; whole chunks are written in the background, and a failure to
+   * write one surfaces at a later writeBlock or at flush.
+   */
   writeBlock(variable: string, start: readonly number[], slab: Slab): Promise<void>;
+  /** Wait for every block handed over to be written; throws the first failure. Always call it before the store is committed or removed. */
+  flush(): Promise<void>;
+}
+
+/** Flush every direct chunk writer, all of them even when one fails, then throw the first failure. */
+async function flushAll(writers: Iterable<ChunkWriter | undefined | Promise<ChunkWriter | undefined>>): Promise<void> {
+  const results = await Promise.allSettled([...writers].map(async (w) => (await w)?.flush()));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
 }
 
 /**
@@ -175,6 +192,7 @@ export async function openBlockWriter(path: string): Promise<BlockWriter> {
       }
       await setBlock(await arr, start, slab);
     },
+    flush: () => flushAll(direct.values()),
   };
 }
 

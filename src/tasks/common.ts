@@ -8,7 +8,7 @@ import type { Share } from "../analysis/share.js";
 import { type Statistics, mergeStatistics } from "../analysis/statistics.js";
 import type { BlockSink } from "../analysis/subset.js";
 import type { Cube } from "../cube/types.js";
-import { type CubeSpec, TILE, createZarrWriter, openBlockWriter } from "../io/zarrWrite.js";
+import { type BlockWriter, type CubeSpec, TILE, createZarrWriter, openBlockWriter } from "../io/zarrWrite.js";
 import { openRasterStore } from "../store/rasterStore.js";
 import { type Scratch, scratchIn } from "../store/scratch.js";
 import type { ParsedContext } from "./context.js";
@@ -129,14 +129,16 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
           const threads = threadCount(options.parallelism, ctx.threads, input.walk?.shares ?? chunkCount(spec));
           if (input.walk) ctx.message("esriJobMessageTypeInformative", input.walk.note);
           if (threads > 1) ctx.message("esriJobMessageTypeInformative", `Working on ${threads} threads.`);
-          const stats = await walkPasses(input, path, threads, {
-            alone: (walk) => input.compute(writer, { ...walk, signal: ctx.signal }),
-            shards: async (pass, span) => {
-              const parts = (await ctx.fanOut(threads, { options, path, pass } satisfies ShardPayload<O>, span)) as StatisticsJson[];
-              return new Map(spec.variables.map((v) => [v.name, mergeStatistics(parts.map((p) => p[v.name] ?? undefined))]));
-            },
-            progress: (percentage) => ctx.progress(Math.round(percentage)),
-          });
+          const stats = await drained(writer, () =>
+            walkPasses(input, path, threads, {
+              alone: (walk) => input.compute(writer, { ...walk, signal: ctx.signal }),
+              shards: async (pass, span) => {
+                const parts = (await ctx.fanOut(threads, { options, path, pass } satisfies ShardPayload<O>, span)) as StatisticsJson[];
+                return new Map(spec.variables.map((v) => [v.name, mergeStatistics(parts.map((p) => p[v.name] ?? undefined))]));
+              },
+              progress: (percentage) => ctx.progress(Math.round(percentage)),
+            }),
+          );
           await writer.finish({ "strata:statistics": Object.fromEntries(stats) });
         });
       } finally {
@@ -149,7 +151,9 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
       try {
         const share = { index: ctx.index, count: ctx.count };
         const walk = { signal: ctx.signal, onProgress: ctx.progress, share, pass, scratch: scratchIn(path) };
-        const stats = await input.compute(await openBlockWriter(path), walk);
+        const writer = await openBlockWriter(path);
+        const stats = await drained(writer, () => input.compute(writer, walk));
+        await writer.flush();
         return Object.fromEntries([...stats].map(([name, s]) => [name, s ?? null])) satisfies StatisticsJson;
       } finally {
         await input.close();
@@ -159,6 +163,19 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
 }
 
 type StatisticsJson = Record<string, Statistics | null>;
+
+/**
+ * `work` writing through `writer`; when it fails, the chunks still being written are waited
+ * for before the failure goes on, so the store can be removed with nothing left writing into it.
+ */
+async function drained<T>(writer: BlockWriter, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    await writer.flush().catch(() => undefined);
+    throw e;
+  }
+}
 
 /**
  * Write an opened input's whole output as a new Zarr store at `path` on this thread, with
@@ -173,11 +190,13 @@ export async function writeDataset(
 ): Promise<VariableStatistics> {
   walk.signal?.throwIfAborted();
   const writer = await createZarrWriter(path, input.spec());
-  const stats = await walkPasses(input, path, 1, {
-    alone: (pass) => input.compute(writer, { ...walk, ...pass }),
-    shards: () => Promise.reject(new Error("one thread has no shards")),
-    progress: (percentage) => walk.onProgress?.(percentage / 100),
-  });
+  const stats = await drained(writer, () =>
+    walkPasses(input, path, 1, {
+      alone: (pass) => input.compute(writer, { ...walk, ...pass }),
+      shards: () => Promise.reject(new Error("one thread has no shards")),
+      progress: (percentage) => walk.onProgress?.(percentage / 100),
+    }),
+  );
   await writer.finish({ "strata:statistics": Object.fromEntries(stats) });
   return stats;
 }

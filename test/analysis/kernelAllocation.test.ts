@@ -21,7 +21,7 @@ async function minorCollections(work: () => void): Promise<number> {
   for (let r = 0; r < 20; r++) work();
   let count = 0;
   const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) if ((entry.detail as { kind?: number } | undefined)?.kind === 1) count++;
+    for (const entry of list.getEntries()) if ((entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === 1) count++;
   });
   observer.observe({ entryTypes: ["gc"] });
   for (let r = 0; r < ROUNDS; r++) work();

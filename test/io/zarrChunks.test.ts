@@ -66,6 +66,7 @@ describe("whole chunks written directly", () => {
         ),
         true,
       );
+      await writer.flush();
       const [a, b] = [await files(join(path, "a")), await files(join(path, "b"))];
       assert.equal(
         a.size,
@@ -87,8 +88,37 @@ describe("whole chunks written directly", () => {
     assert.equal(await writer.tryWrite([1, 0], block), false, "not at a chunk's start");
     assert.equal(await writer.tryWrite([0, 0], { data: Int16Array.from([1, 2]), shape: [1, 2] }), false, "part of a chunk");
     assert.equal(await writer.tryWrite([0, 0], { data: new Float32Array(8), shape: [2, 4] }), false, "another type");
+    await writer.flush();
     const back = await zarr.get(direct, null);
     assert.deepEqual(Array.from(back.data as Int16Array), [...Array(16).fill(-1), -1, -1, -1, -1, 1, 2, 3, 4, -1, -1, -1, -1, 5, 6, 7, 8]);
+  });
+
+  it("write chunks in the background: the block may be reused at once, flush waits for the files", async () => {
+    const { direct, path } = await pair("behind", [16, 4, 4], [1, 4, 4]);
+    const writer = (await openChunkWriter(join(path, "b"), CODECS))!;
+    const block = new Float32Array(16);
+    for (let t = 0; t < 16; t++) {
+      block.fill(t); // the same array for every block, as the analyses reuse theirs
+      assert.equal(await writer.tryWrite([t, 0, 0], { data: block, shape: [1, 4, 4] }), true);
+    }
+    await writer.flush();
+    const back = await zarr.get(direct, null);
+    assert.deepEqual(
+      Array.from(back.data as Float32Array),
+      Array.from({ length: 256 }, (_, i) => Math.floor(i / 16)),
+    );
+  });
+
+  it("a chunk that cannot be written fails flush and the next write, with the error's code and no path", async () => {
+    const { path } = await pair("lost", [1, 4, 12], [1, 4, 4]);
+    const writer = (await openChunkWriter(join(path, "b"), CODECS))!;
+    const block = { data: new Float32Array(16), shape: [1, 4, 4] };
+    assert.equal(await writer.tryWrite([0, 0, 0], block), true);
+    await writer.flush();
+    await rm(join(path, "b", "c"), { recursive: true }); // the directory of the next chunks vanishes under the writer
+    await writer.tryWrite([0, 0, 4], block);
+    await assert.rejects(writer.flush(), (e: Error) => /could not be written \(ENOENT\)/.test(e.message) && !e.message.includes(dir));
+    await assert.rejects(writer.tryWrite([0, 0, 8], block), /could not be written/);
   });
 
   it("leave arrays encoded otherwise to zarrita", async () => {
