@@ -134,7 +134,9 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
               alone: (walk) => input.compute(writer, { ...walk, signal: ctx.signal }),
               shards: async (pass, span) => {
                 const parts = (await ctx.fanOut(threads, { options, path, pass } satisfies ShardPayload<O>, span)) as StatisticsJson[];
-                return new Map(spec.variables.map((v) => [v.name, mergeStatistics(parts.map((p) => p[v.name] ?? undefined))]));
+                // Every key the shards answered (a trend's per-band statistics too), and every variable.
+                const names = new Set([...spec.variables.map((v) => v.name), ...parts.flatMap((p) => Object.keys(p))]);
+                return new Map([...names].map((name) => [name, mergeStatistics(parts.map((p) => p[name] ?? undefined))]));
               },
               progress: (percentage) => ctx.progress(Math.round(percentage)),
             }),
