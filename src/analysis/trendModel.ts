@@ -54,6 +54,16 @@ export const TREND_ATTRIBUTE = "strata:trend";
 /** Name of the band dimension of a trend raster. */
 export const BAND_DIMENSION = "Band";
 
+/**
+ * The key of one band's statistics in a trend raster's `strata:statistics` (beside the
+ * variable's own, over all its bands): Zarr names hold no "/", so the key is unambiguous.
+ * @example
+ * bandStatisticsKey("sst", "Slope"); // "sst/Slope"
+ */
+export function bandStatisticsKey(variable: string, band: string): string {
+  return `${variable}/${band}`;
+}
+
 export function isKendall(model: TrendModel): boolean {
   return model.type === "MANN-KENDALL" || model.type === "SEASONAL-KENDALL";
 }

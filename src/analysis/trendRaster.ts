@@ -9,7 +9,9 @@
  *
  * Output layout (docs/tasks.md): each variable keeps its name; its dimensions are its
  * non-fitted dimensions followed by `Band` (values 1..bands); values are float64 with nodata
- * NaN; the variable attribute `strata:trend` holds the TrendMetadata.
+ * NaN; the variable attribute `strata:trend` holds the TrendMetadata. Statistics are kept for
+ * each variable over all its bands and for each band (bandStatisticsKey), so an image service
+ * can stretch each band by its own range.
  */
 import { combinationAt } from "../cube/combinations.js";
 import type { Cube, Dimension, Variable, Window } from "../cube/types.js";
@@ -24,6 +26,7 @@ import {
   type TrendModel,
   type TrendStatistics,
   bandNames,
+  bandStatisticsKey,
   centreAndScale,
   encodeX,
   xEncoding,
@@ -161,7 +164,7 @@ export function trendLayout(cube: Cube, plan: TrendPlan): TrendVariableLayout[] 
 
 /**
  * Fit the plan's variables and write their bands to `sink`; returns each variable's
- * statistics over all its bands' valid values.
+ * statistics over all its bands' valid values, and each band's (keyed by bandStatisticsKey).
  * @example
  * const stats = await computeTrend(cube, { variables: ["sst"], dimension: "StdTime", model: { type: "LINEAR" },
  *   statistics: { rmse: true, r2: false, slopePValue: false }, ignoreNoData: true, window }, writer);
@@ -197,6 +200,7 @@ export async function computeTrend(
     const others = v.dimensions.map((d, i) => (i === fitIndex ? 1 : d.values.length));
     const count = combos(v);
     const acc = statisticsAccumulator();
+    const perBand = layout.bands.map(() => statisticsAccumulator());
     const { height: th, width: tw } = layout.tile;
     let out = new Float64Array(0);
     for (let s = 0; s < count; s++) {
@@ -214,6 +218,7 @@ export async function computeTrend(
           if (out.length !== fitter.bands * pixels) out = new Float64Array(fitter.bands * pixels);
           fitter.fitTile(slab.data, pixels, v.nodata, out);
           acc.add(out, undefined);
+          perBand.forEach((b, i) => b.add(out.subarray(i * pixels, (i + 1) * pixels), undefined));
           await sink.writeBlock(layout.name, [...outAt, 0, y, x], {
             data: out,
             shape: [...outAt.map(() => 1), fitter.bands, window.height, window.width],
@@ -223,6 +228,7 @@ export async function computeTrend(
       }
     }
     stats.set(layout.name, acc.result());
+    layout.bands.forEach((band, i) => stats.set(bandStatisticsKey(layout.name, band), perBand[i].result()));
   }
   return stats;
 }

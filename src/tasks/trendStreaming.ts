@@ -20,7 +20,7 @@ import {
   trendSumBytes,
   writeUnit,
 } from "../analysis/trendStream.js";
-import { coefficientCount } from "../analysis/trendModel.js";
+import { bandNames, bandStatisticsKey, coefficientCount } from "../analysis/trendModel.js";
 import type { Cube } from "../cube/types.js";
 import { variableNamed } from "../cube/types.js";
 import { ACCUMULATOR_BUDGET_BYTES, type TaskWalk, type WalkPlan, chooseWalk, cubeWalk, taskWalk } from "../plan/walkPlan.js";
@@ -95,6 +95,8 @@ export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<
       const scratch = walk.scratch!;
       const progress = (u: number) => (f: number) => walk.onProgress?.((u + f) / units.length);
       const statistics = new Map(plan.variables.map((name) => [name, statisticsAccumulator()]));
+      const bands = bandNames(plan.model, plan.statistics);
+      const bandStatistics = new Map(plan.variables.map((name) => [name, bands.map(() => statisticsAccumulator())]));
       for (const [u, unit] of units.entries()) {
         const unitWalk = { share: walk.share, signal: walk.signal, onProgress: progress(u) };
         if (pass === 0) {
@@ -106,11 +108,15 @@ export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<
           walk.signal?.throwIfAborted();
           const solution = await readFloats(scratch, `u${u}-solution`);
           const sums = residuals ? await readFloats(scratch, `u${u}-residuals`) : undefined;
-          await writeUnit(cube, plan, unit, solution, sums, sink, statistics.get(unit.variable)!);
+          await writeUnit(cube, plan, unit, solution, sums, sink, statistics.get(unit.variable)!, bandStatistics.get(unit.variable));
           unitWalk.onProgress(1);
         }
       }
-      return new Map([...statistics].map(([name, acc]) => [name, pass === write ? acc.result() : undefined])) as VariableStatistics;
+      const result: VariableStatistics = new Map([...statistics].map(([name, acc]) => [name, pass === write ? acc.result() : undefined]));
+      if (pass === write) {
+        for (const [name, accs] of bandStatistics) bands.forEach((band, i) => result.set(bandStatisticsKey(name, band), accs[i].result()));
+      }
+      return result;
     },
     async merge(pass, shares, scratch) {
       for (const [u, unit] of units.entries()) {
