@@ -70,7 +70,11 @@ async function interpret(raw: RawDataset, source: string): Promise<Cube> {
   const placed: { raw: RawVariable; grid: Grid; flipY: boolean }[] = [];
 
   for (const v of raw.variables) {
-    if (auxiliary.has(v.name) || isCoordinateVariable(v) || v.dtype === "char" || v.dtype === "string") continue;
+    if (auxiliary.has(v.name) || isCoordinateVariable(v)) continue;
+    if (v.dtype === "char" || v.dtype === "string") {
+      skipped.push({ name: v.name, reason: `${v.name} holds text, not raster values` });
+      continue;
+    }
     try {
       placed.push({ raw: v, ...(await gridOf(v, coordinateOf, byName, raw.attrs)) });
     } catch (e) {
@@ -91,21 +95,74 @@ async function interpret(raw: RawDataset, source: string): Promise<Cube> {
   }
   const grid = placed[0].grid;
   const variables: Variable[] = [];
+  const kept: RawVariable[] = [];
   for (const p of placed) {
     if (!sameGrid(p.grid, grid)) {
       skipped.push({ name: p.raw.name, reason: `${p.raw.name} lies on a different grid from ${placed[0].raw.name}` });
       continue;
     }
     variables.push(await toVariable(p.raw, p.flipY, coordinateOf));
+    kept.push(p.raw);
   }
   const order = new Map(raw.variables.map((v, i) => [v.name, i]));
+  const rank = (name: string) => order.get(name) ?? order.size;
+  skipped.push(...(raw.skipped ?? []), ...unusedCoordinates(raw.variables, kept, coordinateOf, auxiliary));
   return {
     grid,
     variables,
     attributes: { ...raw.attrs },
-    skipped: skipped.sort((a, b) => order.get(a.name)! - order.get(b.name)!),
+    skipped: [...skipped.sort((a, b) => rank(a.name) - rank(b.name)), ...missingCoordinates(kept, coordinateOf)],
     close: () => raw.close(),
   };
+}
+
+/**
+ * Coordinates the cube does not use, said aloud: a coordinate variable of a dimension no
+ * variable has, and an auxiliary coordinate named by `coordinates` (Strata reads
+ * dimension coordinates only). Grid mappings, bounds and scalar grid mappings are metadata.
+ */
+function unusedCoordinates(
+  all: readonly RawVariable[],
+  kept: readonly RawVariable[],
+  coordinateOf: CoordinateOf,
+  auxiliary: ReadonlySet<string>,
+): { name: string; reason: string }[] {
+  // A coordinate of a variable not read goes with that variable's own note.
+  const used = new Set<string>();
+  for (const v of all) if (!isCoordinateVariable(v)) for (const d of v.dims) used.add(coordinateOf(v, d)?.name ?? "");
+  const named = new Map<string, string>();
+  for (const v of kept) {
+    const prefix = v.name.includes("/") ? v.name.slice(0, v.name.lastIndexOf("/") + 1) : "";
+    for (const n of (stringAttr(v.attrs, "coordinates") ?? "").split(/\s+/).filter(Boolean)) named.set(prefix + n, v.name);
+  }
+  const out: { name: string; reason: string }[] = [];
+  for (const c of all) {
+    if (used.has(c.name)) continue;
+    if (named.has(c.name)) {
+      out.push({
+        name: c.name,
+        reason: `${c.name}, an auxiliary coordinate of ${named.get(c.name)}, is not read: Strata reads the coordinates of dimensions only`,
+      });
+    } else if (isCoordinateVariable(c) && !auxiliary.has(c.name)) {
+      out.push({ name: c.name, reason: `${c.name} is the coordinate of dimension ${c.dims[0]}, which no variable has` });
+    }
+  }
+  return out;
+}
+
+/** A non-spatial dimension without a coordinate variable (or whose coordinate is not 1-D) counts 0..n-1: said aloud. */
+function missingCoordinates(kept: readonly RawVariable[], coordinateOf: CoordinateOf): { name: string; reason: string }[] {
+  const out = new Map<string, { name: string; reason: string }>();
+  for (const v of kept) {
+    v.dims.slice(0, -2).forEach((d, i) => {
+      if (coordinateOf(v, d) || out.has(d)) return;
+      out.set(d, {
+        name: d,
+        reason: `dimension ${d} has no coordinate variable Strata can read; its values are the indices 0..${v.shape[i] - 1}`,
+      });
+    });
+  }
+  return [...out.values()];
 }
 
 /** The coordinate variable of a dimension: same group first, then enclosing groups. */
@@ -347,6 +404,9 @@ function pixelTypeOf(dtype: RawVariable["dtype"], name: string): PixelType {
     uint16: "U16",
     int32: "S32",
     uint32: "U32",
+    // Read as exact float64 (up to 2^53; the reader refuses values beyond).
+    int64: "F64",
+    uint64: "F64",
     float32: "F32",
     float64: "F64",
   };

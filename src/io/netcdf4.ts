@@ -10,7 +10,7 @@ import { CorruptDataError, StrataError, UnsupportedDataError } from "../cube/err
 import { allowHdf5, guardedH5wasm, refusedOpen } from "./hdf5Guard.js";
 import { type Hdf5Dataset, type Hdf5File, openHdf5Chunks } from "./hdf5/index.js";
 import type { TypedArray } from "../cube/types.js";
-import type { Attributes, RawDataset, RawDtype, RawVariable } from "./raw.js";
+import { type Attributes, type RawDataset, type RawDtype, type RawVariable, type SkippedNote, exactFloat64, numericAttrs } from "./raw.js";
 
 type H5File = InstanceType<typeof h5wasm.File>;
 type H5Group = InstanceType<typeof h5wasm.Group>;
@@ -52,15 +52,17 @@ export async function openNetcdf4(path: string): Promise<RawDataset> {
     file = new h5wasm.File(path, "r");
     if (file.file_id < 0n) throw new Error("HDF5 could not open it");
     const variables: RawVariable[] = [];
+    const skipped: SkippedNote[] = [];
     // One file handle per opened dataset, opened at the first read; undefined when the
     // chunk reader cannot parse the file, which h5wasm then reads alone.
     let chunkFile: Promise<Hdf5File | undefined> | undefined;
     const chunks = () => (chunkFile ??= openHdf5Chunks(path).catch(() => undefined));
-    collect(path, file, file, "", variables, chunks);
+    collect(path, file, file, "", { variables, skipped }, chunks);
     const opened = file;
     return {
       format: "netcdf4",
       variables,
+      skipped,
       attrs: attributesOf(file),
       close: async () => {
         opened.close();
@@ -85,7 +87,12 @@ const BUILT_IN_FILTERS = new Set([1, 2, 3, 4, 5, 6]);
 
 type ChunkFile = () => Promise<Hdf5File | undefined>;
 
-function collect(path: string, file: H5File, group: H5Group, prefix: string, out: RawVariable[], chunks: ChunkFile): void {
+interface Collected {
+  readonly variables: RawVariable[];
+  readonly skipped: SkippedNote[];
+}
+
+function collect(path: string, file: H5File, group: H5Group, prefix: string, out: Collected, chunks: ChunkFile): void {
   for (const key of group.keys()) {
     const name = `${prefix}${key}`;
     const outside = (how: string) =>
@@ -115,17 +122,25 @@ function collect(path: string, file: H5File, group: H5Group, prefix: string, out
         if (refusedOpen()) throw outside("stored in another file");
       }
       const variable = toVariable(file, entity, name, chunks);
-      if (variable) out.push(variable);
+      if (typeof variable === "string") out.skipped.push({ name, reason: `${name} ${variable}, which Strata does not read` });
+      else if (variable) out.variables.push(variable);
     }
   }
 }
 
-function toVariable(file: H5File, ds: H5Dataset, name: string, chunks: ChunkFile): Netcdf4Variable | undefined {
+/** The variable, undefined for a dimension without a coordinate, or why its type is not read. */
+function toVariable(file: H5File, ds: H5Dataset, name: string, chunks: ChunkFile): Netcdf4Variable | string | undefined {
   const meta = ds.metadata;
-  const dtype = dtypeOf(meta);
   const nameAttr = attrValue(ds, "NAME");
-  if (!dtype || (typeof nameAttr === "string" && nameAttr.startsWith(PHONY_DIMENSION))) return undefined;
+  if (typeof nameAttr === "string" && nameAttr.startsWith(PHONY_DIMENSION)) return undefined;
+  const dtype = dtypeOf(meta);
+  if (!dtype) return `holds ${typeName(meta)} values`;
   const shape = meta.shape ?? [];
+  // 64-bit integers arrive as BigInt64Array / BigUint64Array: exact float64 up to 2^53.
+  const wide = dtype === "int64" || dtype === "uint64";
+  const fills = wide ? [...numericAttrs(attributesOf(ds), "_FillValue"), ...numericAttrs(attributesOf(ds), "missing_value")] : [];
+  const widen = (values: TypedArray): TypedArray =>
+    wide ? exactFloat64(values as unknown as BigInt64Array | BigUint64Array, fills, `${name} (${dtype})`) : values;
   // The chunk reader's view of this dataset, or undefined once it proved unable to read it.
   let chunked: Promise<Hdf5Dataset | undefined> | undefined;
   const chunkedDataset = () =>
@@ -150,7 +165,7 @@ function toVariable(file: H5File, ds: H5Dataset, name: string, chunks: ChunkFile
     },
     async read(start, count, signal) {
       signal?.throwIfAborted();
-      if (shape.length === 0) return viaH5wasm(() => ds.value as TypedArray);
+      if (shape.length === 0) return widen(viaH5wasm(() => toTyped(ds.value)));
       const own = await chunkedDataset();
       if (own) {
         try {
@@ -166,19 +181,51 @@ function toVariable(file: H5File, ds: H5Dataset, name: string, chunks: ChunkFile
         }
       }
       const ranges = start.map((s, i) => [s, s + count[i]] as [number, number]);
-      return viaH5wasm(() => ds.slice(ranges) as TypedArray);
+      return widen(viaH5wasm(() => ds.slice(ranges) as TypedArray));
     },
   };
   return variable;
+}
+
+/** A scalar dataset's value as a one-element typed array. */
+function toTyped(value: unknown): TypedArray {
+  if (ArrayBuffer.isView(value)) return value as unknown as TypedArray;
+  if (typeof value === "bigint") return new BigInt64Array([value]) as unknown as TypedArray;
+  return Float64Array.of(Number(value));
 }
 
 function dtypeOf(meta: H5Dataset["metadata"]): RawDtype | undefined {
   // HDF5 type classes: 0 integer, 1 float.
   if (meta.type === 1) return meta.size === 4 ? "float32" : meta.size === 8 ? "float64" : undefined;
   if (meta.type !== 0) return undefined;
-  const table: Record<number, [RawDtype, RawDtype]> = { 1: ["int8", "uint8"], 2: ["int16", "uint16"], 4: ["int32", "uint32"] };
+  const table: Record<number, [RawDtype, RawDtype]> = {
+    1: ["int8", "uint8"],
+    2: ["int16", "uint16"],
+    4: ["int32", "uint32"],
+    8: ["int64", "uint64"],
+  };
   const pair = table[meta.size];
   return pair ? pair[meta.signed ? 0 : 1] : undefined;
+}
+
+/** HDF5 type classes, as messages name them. */
+const TYPE_CLASSES: Record<number, string> = {
+  0: "integer",
+  1: "floating-point",
+  2: "time",
+  3: "string",
+  4: "bitfield",
+  5: "opaque",
+  6: "compound",
+  7: "reference",
+  8: "enumerated",
+  9: "variable-length",
+  10: "array",
+};
+
+function typeName(meta: H5Dataset["metadata"]): string {
+  const cls = TYPE_CLASSES[meta.type] ?? `HDF5 class ${meta.type}`;
+  return meta.type === 0 || meta.type === 1 ? `${meta.size * 8}-bit ${cls}` : cls;
 }
 
 /** Dimension names from the dimension scales this dataset is attached to. */

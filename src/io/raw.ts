@@ -3,9 +3,16 @@
  * n-dimensional arrays with attributes and a raw (packed, storage-order) hyperslab read.
  * io/cf.ts turns a RawDataset into a Cube.
  */
+import { UnsupportedDataError } from "../cube/errors.js";
 import type { TypedArray } from "../cube/types.js";
 
-export type RawDtype = "int8" | "uint8" | "int16" | "uint16" | "int32" | "uint32" | "float32" | "float64" | "char" | "string";
+/**
+ * Element types as stored. 64-bit integers ("int64", "uint64": xarray's default for integer
+ * time axes) are read into Float64Array: exact up to 2^53, and refused beyond (see
+ * `exactFloat64`).
+ */
+export type RawDtype =
+  "int8" | "uint8" | "int16" | "uint16" | "int32" | "uint32" | "int64" | "uint64" | "float32" | "float64" | "char" | "string";
 
 export type Attributes = Record<string, unknown>;
 
@@ -22,10 +29,18 @@ export interface RawVariable {
   read(start: readonly number[], count: readonly number[], signal?: AbortSignal): Promise<TypedArray>;
 }
 
+/** Something of the source a reader or the CF interpretation leaves out, and why. */
+export interface SkippedNote {
+  readonly name: string;
+  readonly reason: string;
+}
+
 export interface RawDataset {
   readonly format: "netcdf3" | "netcdf4" | "zarr";
   readonly variables: readonly RawVariable[];
   readonly attrs: Attributes;
+  /** Arrays of the source the reader cannot represent (their type), with the reason. */
+  readonly skipped?: readonly SkippedNote[];
   close(): Promise<void>;
 }
 
@@ -47,10 +62,36 @@ export function typedArrayFor(dtype: RawDtype, length: number): TypedArray {
     case "float32":
       return new Float32Array(length);
     case "float64":
+    case "int64":
+    case "uint64":
       return new Float64Array(length);
     case "string":
       throw new TypeError("string variables have no typed array");
   }
+}
+
+/** Largest integer magnitude a float64 holds exactly, with all smaller ones: 2^53. */
+const EXACT = 2 ** 53;
+
+/**
+ * 64-bit integers as float64, exactly: a value beyond ±2^53 (which a float64 would round)
+ * is refused, unless it is one of `fills` (a `_FillValue` / `missing_value`, which round the
+ * same way and only mark nodata).
+ * @example
+ * exactFloat64(new BigInt64Array([0n, 1n, 3649n]), [], "time"); // Float64Array [0, 1, 3649]
+ */
+export function exactFloat64(values: BigInt64Array | BigUint64Array, fills: readonly number[], what: string): Float64Array {
+  const out = new Float64Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const x = Number(values[i]);
+    if ((x > EXACT || x < -EXACT) && !fills.includes(x)) {
+      throw new UnsupportedDataError(
+        `${what} holds the 64-bit integer ${values[i]}, beyond 2^53 (9007199254740992), which Strata cannot hold exactly; it reads 64-bit integers up to 2^53 only`,
+      );
+    }
+    out[i] = x;
+  }
+  return out;
 }
 
 export function bytesPerElement(dtype: RawDtype): number {

@@ -9,7 +9,7 @@ import * as zarr from "zarrita";
 import { CorruptDataError, UnsupportedDataError } from "../cube/errors.js";
 import type { TypedArray } from "../cube/types.js";
 import { checkSeparator, confinedFetchStore, confinedFileStore } from "./confinedStore.js";
-import type { RawDataset, RawDtype, RawVariable } from "./raw.js";
+import { type RawDataset, type RawDtype, type RawVariable, type SkippedNote, exactFloat64, numericAttrs } from "./raw.js";
 
 type Store = zarr.Readable;
 
@@ -24,6 +24,9 @@ export const ZARR_NUMERIC_DTYPES: Readonly<Record<string, RawDtype>> = {
   float32: "float32",
   float64: "float64",
 };
+
+/** 64-bit integer types, read into Float64Array (exact up to 2^53, refused beyond). */
+const WIDE_DTYPES: Readonly<Record<string, RawDtype>> = { int64: "int64", uint64: "uint64" };
 
 /**
  * Open a Zarr hierarchy (v2 or v3) lazily.
@@ -56,6 +59,7 @@ export async function openZarr(location: string | URL): Promise<RawDataset> {
     throw new UnsupportedDataError(`${location.toString()}: a Zarr store read over HTTP needs consolidated metadata to list its arrays`);
   }
   const variables: RawVariable[] = [];
+  const skipped: SkippedNote[] = [];
   for (const path of paths) {
     let arr: zarr.Array<zarr.DataType, Store>;
     try {
@@ -63,8 +67,13 @@ export async function openZarr(location: string | URL): Promise<RawDataset> {
     } catch (e) {
       throw asCorrupt(location, e);
     }
-    const dtype = ZARR_NUMERIC_DTYPES[arr.dtype];
-    if (!dtype) continue; // strings, booleans, 64-bit ints: not raster values
+    // 64-bit integers (xarray's integer time axes) are read as exact float64 up to 2^53.
+    const dtype = ZARR_NUMERIC_DTYPES[arr.dtype] ?? WIDE_DTYPES[arr.dtype];
+    if (!dtype) {
+      const name = path.replace(/^\//, "");
+      skipped.push({ name, reason: `${name} holds ${arr.dtype} values, which Strata does not read` });
+      continue;
+    }
     const prefix = path === "/" ? "" : path;
     const zarray = await store.get(`${prefix}/.zarray` as zarr.AbsolutePath);
     const v2 = zarray !== undefined;
@@ -72,7 +81,7 @@ export async function openZarr(location: string | URL): Promise<RawDataset> {
     if (meta) checkSeparator(JSON.parse(new TextDecoder().decode(meta)) as Record<string, unknown>, path, location.toString());
     variables.push(toVariable(arr, path.replace(/^\//, ""), dtype, v2, location));
   }
-  return { format: "zarr", variables, attrs: rootAttrs, close: async () => {} };
+  return { format: "zarr", variables, attrs: rootAttrs, skipped, close: async () => {} };
 }
 
 function toVariable(
@@ -88,6 +97,8 @@ function toVariable(
   const fill = arr.fillValue;
   if (attrs["_FillValue"] === undefined && v2 && typeof fill === "number") attrs["_FillValue"] = fill;
   const dims = arr.dimensionNames ?? arr.shape.map((_, i) => `${name}_dim${i}`);
+  const wide = dtype === "int64" || dtype === "uint64";
+  const fills = [...numericAttrs(attrs, "_FillValue"), ...numericAttrs(attrs, "missing_value")];
   return {
     name,
     dims: dims.map((d, i) => d ?? `${name}_dim${i}`),
@@ -99,7 +110,8 @@ function toVariable(
       const sel = start.map((s, i) => zarr.slice(s, s + count[i]));
       try {
         const chunk = await zarr.get(arr, sel, { signal, createQueue: boundedQueue });
-        return (typeof chunk === "object" && "data" in chunk ? chunk.data : chunk) as unknown as TypedArray;
+        const data = (typeof chunk === "object" && "data" in chunk ? chunk.data : chunk) as unknown as TypedArray;
+        return wide ? exactFloat64(data as unknown as BigInt64Array | BigUint64Array, fills, `${name} (${dtype})`) : data;
       } catch (e) {
         if (signal?.aborted) throw e;
         throw asCorrupt(location, e);
