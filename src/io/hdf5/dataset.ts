@@ -82,6 +82,7 @@ class Dataset implements Hdf5Dataset {
   private readonly chunkBytes: number;
   private index?: Promise<Map<number, StoredChunk>>;
   private fillChunk?: Uint8Array;
+  private readonly readBuffers: Buffer[] = [];
 
   constructor(
     private readonly source: Hdf5Source,
@@ -140,7 +141,12 @@ class Dataset implements Hdf5Dataset {
       while (next < wanted.length) {
         const coords = wanted[next++];
         signal?.throwIfAborted();
-        this.copyRegion(await this.chunk(coords), coords, outBytes, start, count);
+        // A chunk that is one contiguous run of the window decodes straight into it.
+        const at = this.contiguousOffset(coords, start, count);
+        const into = at >= 0 ? outBytes.subarray(at, at + this.chunkBytes) : undefined;
+        const bytes = await this.chunk(coords, into);
+        if (!into) this.copyRegion(bytes, coords, outBytes, start, count);
+        else if (bytes !== into) into.set(bytes);
       }
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENT_CHUNKS, wanted.length) }, worker));
@@ -158,9 +164,36 @@ class Dataset implements Hdf5Dataset {
     if (!stored) return this.filledChunk();
     const partial = coords.some((c, d) => (c + 1) * this.chunkShape[d] > this.shape[d]);
     const filters = this.layout.class === "chunked" && this.layout.unfilteredEdges && partial ? [] : this.filters;
-    const bytes = await this.source.bytes(stored.address, stored.size);
-    this.chunksRead++;
-    return decodeChunk(bytes, filters, stored.filterMask, this.chunkBytes, this.type.size, into);
+    // Stored bytes are read into a buffer of the dataset's own, reused once decoded: a fresh
+    // one per chunk was garbage the collector and the kernel then paid for.
+    const i = this.readBuffers.findIndex((b) => b.length >= stored.size);
+    const buffer = i >= 0 ? this.readBuffers.splice(i, 1)[0] : Buffer.allocUnsafeSlow(Math.max(stored.size, this.chunkBytes));
+    try {
+      const bytes = buffer.subarray(0, stored.size);
+      await this.source.readInto(bytes, stored.address);
+      this.chunksRead++;
+      return await decodeChunk(bytes, filters, stored.filterMask, this.chunkBytes, this.type.size, into);
+    } finally {
+      if (this.readBuffers.length < CONCURRENT_CHUNKS) this.readBuffers.push(buffer);
+    }
+  }
+
+  /** Byte offset in the window's bytes of a chunk that lies whole in it as one contiguous run; -1 otherwise. */
+  private contiguousOffset(coords: readonly number[], start: readonly number[], count: readonly number[]): number {
+    const cs = this.chunkShape;
+    const rank = cs.length;
+    let offset = 0;
+    for (let d = 0; d < rank; d++) {
+      const from = coords[d] * cs[d];
+      if (from < start[d] || from + cs[d] > start[d] + count[d]) return -1; // partly outside the window
+      offset = offset * count[d] + (from - start[d]);
+    }
+    // Contiguous when the chunk takes the window's whole extent in its last dimensions and is
+    // one element thick in all before the first it does not take whole.
+    let d = rank - 1;
+    while (d > 0 && cs[d] === count[d]) d--;
+    for (let e = 0; e < d; e++) if (cs[e] !== 1) return -1;
+    return offset * this.type.size;
   }
 
   private chunkMap(): Promise<Map<number, StoredChunk>> {

@@ -12,7 +12,11 @@ import { EXPECTED, FIXTURES, expectedValues, window } from "./expected.js";
 /** Datasets h5py reads but this reader must refuse (and the caller then reads with h5wasm). */
 const REFUSED: Record<string, RegExp> = { masked: /filters skipped/ };
 
-/** A handful of windows: a single element, one across chunk edges, the last edge chunk's corner. */
+/**
+ * A handful of windows: a single element, one across chunk edges, the last edge chunk's corner,
+ * the whole array and its first two chunks' worth along the first dimension (whole chunks
+ * there decode straight into the window).
+ */
 function windows(shape: readonly number[], chunks: readonly number[]): { start: number[]; count: number[] }[] {
   if (shape.length === 0 || shape.some((n) => n === 0)) return [];
   const across = shape.map((n, d) => {
@@ -29,6 +33,8 @@ function windows(shape: readonly number[], chunks: readonly number[]): { start: 
     { start: across.map((w) => w[0]), count: across.map((w) => w[1]) },
     { start: edge.map((w) => w[0]), count: edge.map((w) => w[1]) },
     { start: shape.map((n) => Math.floor(n / 3)), count: shape.map((n) => Math.max(1, Math.ceil(n / 2) - 1)) },
+    { start: shape.map(() => 0), count: [...shape] },
+    { start: shape.map(() => 0), count: shape.map((n, d) => (d === 0 ? Math.min(n, 2 * chunks[0]) : n)) },
   ];
 }
 
