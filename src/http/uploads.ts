@@ -59,6 +59,7 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
       try {
         const item = createItem(ctx.db, viewer.username, {
           ...fields,
+          description: withNotes(fields.description ?? "", stored.notes ?? []),
           type: stored.type,
           properties: { datasetId: stored.datasetId, fileName: name, bytes: stored.bytes, ...(stored.file ? { file: stored.file } : {}) },
         });
@@ -173,4 +174,11 @@ function publisherOf(ctx: AppContext, request: FastifyRequest): NonNullable<View
   if (!sameUsername(viewer.username, username)) throw new AuthError(403);
   if (!canRunAnalysis(viewer)) throw new AuthError(403, undefined, { details: ["adding data needs the publisher or admin role"] });
   return viewer;
+}
+
+/** The item's description, followed by what of the file Strata does not read (one line each). */
+export function withNotes(description: string, notes: readonly string[]): string {
+  if (notes.length === 0) return description;
+  const lines = ["Not read by Strata:", ...notes.map((n) => `- ${n}`)].join("\n");
+  return description.trim() === "" ? lines : `${description}\n\n${lines}`;
 }

@@ -37,7 +37,8 @@ export const MAX_ZIP_ENTRIES = 200_000;
 /**
  * Commit the uploaded file at `upload` as a dataset of at most `maxBytes`; a file that is no
  * raster Strata reads, or too large, is a 400 naming `file`, and nothing is kept (the upload
- * itself is moved into the dataset or left for the caller to remove).
+ * itself is moved into the dataset or left for the caller to remove). `notes` say what of the
+ * file is not read (variables, coordinates) and which dimensions count 0..n-1.
  * @example
  * const { datasetId, type, bytes } = await storeUpload(store, "/data/tmp/uploads/9f1c", "sst.nc", 10 * 1024 ** 3);
  */
@@ -46,7 +47,7 @@ export async function storeUpload(
   upload: string,
   fileName: string,
   maxBytes: number,
-): Promise<{ datasetId: string; type: UploadType; file?: string; bytes: number }> {
+): Promise<{ datasetId: string; type: UploadType; file?: string; bytes: number; notes: string[] }> {
   const size = (await stat(upload)).size;
   if (size === 0) throw new InvalidInputError("file is empty", { parameter: "file" });
   if (size > maxBytes) throw tooLarge(size, maxBytes);
@@ -58,8 +59,10 @@ export async function storeUpload(
   try {
     if (zip) await unpackZarr(upload, size, pending.path, maxBytes);
     else await moveFile(upload, join(pending.path, file!));
+    let notes: string[];
     try {
       const cube = await openCube(file ? join(pending.path, file) : pending.path, fileName);
+      notes = cube.skipped.map((s) => s.reason);
       await cube.close();
     } catch (e) {
       if (e instanceof StrataError)
@@ -69,7 +72,7 @@ export async function storeUpload(
     const bytes = await directorySize(pending.path);
     if (bytes > maxBytes) throw tooLarge(bytes, maxBytes);
     await pending.commit();
-    return { datasetId: pending.id, type, ...(file ? { file } : {}), bytes };
+    return { datasetId: pending.id, type, ...(file ? { file } : {}), bytes, notes };
   } catch (e) {
     await pending.abort();
     throw e;

@@ -13,6 +13,7 @@ import { zipSync } from "fflate";
 import { openCube } from "../../src/io/open.js";
 import { writeSubset } from "../../src/tasks/subset.js";
 import { wholeCubePlan } from "../../src/tasks/plan.js";
+import { writeNetcdf3 } from "../helpers/netcdf3Writer.js";
 import { type TestServer, startTestServer, waitForJob } from "../helpers/server.js";
 
 const NAVY = new URL("../../samples/navy_winds_10deg.nc", import.meta.url).pathname;
@@ -70,6 +71,26 @@ describe("addItem and publish", () => {
     );
     const image = await fetch(`${r.services[0].serviceurl}/exportImage?${new URLSearchParams({ f: "image", format: "png", token })}`);
     assert.equal(image.headers.get("content-type"), "image/png");
+  });
+
+  it("the item's description says what of the file is not read (after the description given)", async () => {
+    const path = join(server.dataDir, "member.nc");
+    await writeNetcdf3(path, {
+      dims: [
+        { name: "member", size: 2 },
+        { name: "lat", size: 1 },
+        { name: "lon", size: 2 },
+      ],
+      vars: [
+        { name: "lat", dims: ["lat"], type: "double", attrs: { units: "degrees_north" }, data: [0] },
+        { name: "lon", dims: ["lon"], type: "double", attrs: { units: "degrees_east" }, data: [0, 1] },
+        { name: "t", dims: ["member", "lat", "lon"], type: "float", data: [1, 2, 3, 4] },
+      ],
+    });
+    const r = await post(ADD, { file: new Blob([await readFile(path)]), filename: "member.nc", description: "Ensemble." });
+    assert.equal(r.success, true, JSON.stringify(r));
+    const item = await server.call(`/sharing/rest/content/items/${r.id}`, { token });
+    assert.match(item.description, /^Ensemble\.\n\nNot read by Strata:\n- dimension member has no coordinate variable .*indices 0\.\.1$/);
   });
 
   it("a zipped Zarr store (inside a folder of the zip) becomes a raster item", async () => {

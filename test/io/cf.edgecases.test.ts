@@ -203,6 +203,30 @@ describe("CF interpretation", () => {
     assert.equal(b.interval, 100);
     await cube.close();
   });
+
+  it("says what it leaves out: a dimension counted 0..n-1, an auxiliary coordinate, a coordinate of no variable's dimension", async () => {
+    const path = await nc({
+      dims: [{ name: "member", size: 2 }, { name: "level", size: 3 }, ...dims(1, 2)],
+      vars: [
+        { name: "level", dims: ["level"], type: "double", attrs: { units: "hPa" }, data: [1000, 850, 500] },
+        { name: "height", dims: ["member"], type: "double", attrs: { units: "m" }, data: [2, 10] },
+        lat([0]),
+        lon([0, 1]),
+        { name: "t", dims: ["member", "lat", "lon"], type: "float", attrs: { coordinates: "height" }, data: [1, 2, 3, 4] },
+      ],
+    });
+    const cube = await openCube(path);
+    assert.deepEqual(
+      cube.variables[0].dimensions.map((d) => [d.name, d.values]),
+      [["member", [0, 1]]],
+    );
+    const notes = new Map(cube.skipped.map((s) => [s.name, s.reason]));
+    assert.deepEqual([...notes.keys()], ["level", "height", "member"]);
+    assert.match(notes.get("member")!, /dimension member has no coordinate variable .*indices 0\.\.1/);
+    assert.match(notes.get("height")!, /auxiliary coordinate of t, is not read/);
+    assert.match(notes.get("level")!, /coordinate of dimension level, which no variable has/);
+    await cube.close();
+  });
 });
 
 describe("a refused dataset", () => {

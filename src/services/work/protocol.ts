@@ -45,7 +45,14 @@ export interface WorkResult {
   readonly getSamples: unknown;
   readonly computeStatisticsHistograms: unknown;
   readonly download: { readonly bytes: number };
-  readonly storeUpload: { readonly datasetId: string; readonly type: UploadType; readonly file?: string; readonly bytes: number };
+  readonly storeUpload: {
+    readonly datasetId: string;
+    readonly type: UploadType;
+    readonly file?: string;
+    readonly bytes: number;
+    /** What of the file is not read, for the item's description. */
+    readonly notes?: readonly string[];
+  };
   readonly copyIntoStore: { readonly datasetId: string; readonly bytes: number };
 }
 
