@@ -22,6 +22,7 @@ import { openLocation } from "../io/open.js";
 import type { VariableSpec } from "../io/zarrWrite.js";
 import { chooseAnomalyWalk, anomalyWalk, streamedChunks } from "./anomalyStreaming.js";
 import { type ContextPlan, applyContext, resolveContext } from "./context.js";
+import { inputNotes } from "./inputNotes.js";
 import {
   type ParameterSpec,
   type TaskInfo,
@@ -145,6 +146,7 @@ async function parse(params: Record<string, string>, env: ParseEnv): Promise<Par
   warnings.push(...input.warnings);
   const output: OutputTarget = await env.resolveOutput(outputRequest, "outputName");
   const cube = await env.openCube(input.location, "inputMultidimensionalRaster");
+  warnings.push(...inputNotes(cube, "inputMultidimensionalRaster"));
   try {
     const chosen = chooseVariables(cube, wanted);
     const context = await resolveContext(values.get("context"), cube.grid, env);

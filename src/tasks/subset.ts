@@ -12,6 +12,7 @@ import type { Cube, Dimension } from "../cube/types.js";
 import { openLocation } from "../io/open.js";
 import { TILE } from "../io/zarrWrite.js";
 import { type ContextPlan, applyContext, resolveContext } from "./context.js";
+import { inputNotes } from "./inputNotes.js";
 import {
   type ParameterSpec,
   type TaskInfo,
@@ -124,6 +125,7 @@ async function parse(params: Record<string, string>, env: Parameters<TaskDefinit
   warnings.push(...input.warnings);
   const output: OutputTarget = await env.resolveOutput(outputRequest, "outputName");
   const cube = await env.openCube(input.location, "inputMultidimensionalRaster");
+  warnings.push(...inputNotes(cube, "inputMultidimensionalRaster"));
   try {
     const chosen = wanted
       ? wanted.map((name) => {
