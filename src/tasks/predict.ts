@@ -11,6 +11,7 @@ import { type Cube, type Variable, STD_TIME } from "../cube/types.js";
 import { openLocation } from "../io/open.js";
 import { TILE } from "../io/zarrWrite.js";
 import { type ContextPlan, applyContext, resolveContext } from "./context.js";
+import { inputNotes } from "./inputNotes.js";
 import {
   type ParameterSpec,
   type TaskInfo,
@@ -118,6 +119,7 @@ async function parse(params: Record<string, string>, env: Parameters<TaskDefinit
   warnings.push(...input.warnings);
   const output: OutputTarget = await env.resolveOutput(outputRequest, "outputName");
   const cube = await env.openCube(input.location, INPUT);
+  warnings.push(...inputNotes(cube, INPUT));
   try {
     const chosen = chooseTrendVariables(cube, wanted);
     const dimension = chosen[0].meta.dimension;

@@ -22,6 +22,7 @@ import { openLocation } from "../io/open.js";
 
 import { chooseTrendWalk, streamedTrendChunks, trendWalk } from "./trendStreaming.js";
 import { type ContextPlan, applyContext, resolveContext } from "./context.js";
+import { inputNotes } from "./inputNotes.js";
 import {
   type ParameterSpec,
   type TaskInfo,
@@ -172,6 +173,7 @@ async function parse(params: Record<string, string>, env: Parameters<TaskDefinit
   warnings.push(...input.warnings);
   const output: OutputTarget = await env.resolveOutput(outputRequest, "outputName");
   const cube = await env.openCube(input.location, "inputMultidimensionalRaster");
+  warnings.push(...inputNotes(cube, "inputMultidimensionalRaster"));
   try {
     const { variables, dimension } = chooseVariables(cube, wanted, dimensionName);
     if (type === "SEASONAL-KENDALL" && dimension !== STD_TIME) {
