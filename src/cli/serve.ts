@@ -1,7 +1,9 @@
 /** `strata serve`: run the server until SIGTERM/SIGINT, then stop gracefully. */
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { resolve } from "node:path";
 import { type Command, parseCommandArgs } from "./command.js";
+import { textLogStream } from "./requestLog.js";
 import { SERVE_OPTIONS, resolveServeConfig } from "./serveConfig.js";
 import { startStrata } from "./startStrata.js";
 
@@ -17,8 +19,10 @@ services at /rest/services, raster analysis tools at
 /rest/services/System/RasterAnalysisTools/GPServer), jobs on worker threads, metadata and
 rasters under the data directory. The first start creates the user "admin" and publishes
 the sample datasets as public image services. The admin's one-time password is shown once
-on a terminal; when stdout is not a terminal (a service, a log file) it is written instead to
-<data directory>/initial-admin-password, readable only by the server's user.
+on a terminal, framed, after the server has started; when stdout is not a terminal (a
+service, a log file) it is written instead to <data directory>/initial-admin-password,
+readable only by the server's user. Requests are logged one readable line each on a
+terminal, as JSON otherwise (--log-format).
 
 Options (each also read from the environment variable in brackets):
 ${optionHelp}`,
@@ -29,9 +33,14 @@ ${optionHelp}`,
     const { values, positionals } = parseCommandArgs(args, parseOptions);
     if (positionals.length) throw new TypeError(`strata serve takes no arguments (got ${positionals.join(" ")}); see strata serve --help`);
     const config = resolveServeConfig(values as never, process.env);
-    const strata = await startStrata(config);
-    if (strata.adminPassword) out.stdout(await handOver(strata.adminPassword, config.dataDir, out.terminal === true));
+    const format = config.logFormat ?? (out.terminal ? "text" : "json");
+    const logger = { level: config.logLevel, ...(format === "text" ? { stream: textLogStream((line) => out.stdout(line)) } : {}) };
+    const strata = await startStrata(config, { logger });
+    // The file (when there is no terminal) exists before the server says it is serving.
+    const password = strata.adminPassword ? await handOver(strata.adminPassword, config.dataDir, out.terminal === true, strata.url) : "";
     out.stdout(`Strata is serving ${strata.url} (tools: ${strata.url}/rest/services/System/RasterAnalysisTools/GPServer)\n`);
+    // Last, once the start has settled, so that no start-up line pushes it away.
+    out.stdout(password);
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once("SIGTERM", stop);
@@ -47,19 +56,50 @@ ${optionHelp}`,
 export const INITIAL_PASSWORD_FILE = "initial-admin-password";
 
 /**
- * The first admin password goes to a person, never into a log: shown on a terminal; else
- * written to a file under the data directory that only the server's user can read, and
- * only that file's place is printed.
+ * The command that changes the admin's password, as it works from a clone (where `strata`
+ * is not on the PATH: npx finds the package's own bin), naming the data directory unless it
+ * is the default.
  */
-export async function handOver(password: string, dataDir: string, terminal: boolean): Promise<string> {
-  const change = "change it with: strata user passwd admin";
+export function passwdCommand(dataDir: string): string {
+  const dir = resolve(dataDir) === resolve("./data") ? "" : ` --data-dir ${shellWord(dataDir)}`;
+  return `STRATA_PASSWORD='<new password>' npx strata user passwd admin${dir}`;
+}
+
+function shellWord(text: string): string {
+  return /^[\w./@:+-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
+}
+
+/** Lines in a frame that stands out of a scrolling log. */
+export function framed(lines: readonly string[]): string {
+  const width = Math.max(...lines.map((l) => l.length));
+  const rule = "═".repeat(width + 4);
+  return [`╔${rule}╗`, ...lines.map((l) => `║  ${l.padEnd(width)}  ║`), `╚${rule}╝`].join("\n");
+}
+
+/**
+ * The first admin password goes to a person, never into a log: shown on a terminal, in a
+ * frame; else written to a file under the data directory that only the server's user can
+ * read, and only that file's place is printed.
+ */
+export async function handOver(password: string, dataDir: string, terminal: boolean, url = ""): Promise<string> {
+  const change = passwdCommand(dataDir);
+  const signIn = url ? `Sign in at ${url}/ as admin, then change it (from this directory):` : "Sign in as admin, then change it:";
   if (terminal) {
-    return `\nFirst start: created the user "admin" with the one-time password\n\n    ${password}\n\nIt is shown only now and stored nowhere in clear; ${change}\n\n`;
+    const lines = [
+      `First start: created the user "admin". Its one-time password is`,
+      "",
+      `    ${password}`,
+      "",
+      "It is shown only now and stored nowhere in clear.",
+      signIn,
+      `    ${change}`,
+    ];
+    return `\n${framed(lines)}\n\n`;
   }
   const file = join(dataDir, INITIAL_PASSWORD_FILE);
   // A fresh file, created 0600 before a byte is written: an older file would keep its mode
   // while the password is written into it, and a symlink would put it wherever it points.
   await rm(file, { force: true });
   await writeFile(file, `${password}\n`, { mode: 0o600, flag: "wx" });
-  return `\nFirst start: created the user "admin"; its one-time password is in ${file} (readable only by this user). Sign in, ${change}, and delete the file.\n\n`;
+  return `\nFirst start: created the user "admin"; its one-time password is in ${file} (readable only by this user). Sign in, change it with: ${change}, and delete the file.\n\n`;
 }

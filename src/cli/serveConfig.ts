@@ -23,6 +23,8 @@ export interface ServeConfig {
   readonly rasterAnalysisUrl: string;
   readonly imageHostingUrl: string;
   readonly logLevel: string;
+  /** Request log lines: readable text or JSON; undefined: text on a terminal, JSON otherwise. */
+  readonly logFormat?: "text" | "json";
   readonly samples: boolean;
   /** Threads drawing exports and answering value queries; the bulk lane gets half. */
   readonly workThreads: number;
@@ -88,6 +90,11 @@ export const SERVE_OPTIONS = {
     help: "base URL of the image hosting role (default: the public URL)",
   },
   "log-level": { type: "string", env: "STRATA_LOG_LEVEL", help: "fatal, error, warn, info (default), debug, trace or silent" },
+  "log-format": {
+    type: "string",
+    env: "STRATA_LOG_FORMAT",
+    help: "text (one readable line per request) or json (pino, one object per line); default: text on a terminal, json otherwise",
+  },
   "no-samples": { type: "boolean", env: "STRATA_NO_SAMPLES", help: "do not publish the sample datasets on first start" },
   "work-threads": {
     type: "string",
@@ -146,6 +153,9 @@ export function resolveServeConfig(flags: Values, env: Record<string, string | u
       parameter: "log-level",
     });
   }
+  const logFormat = get("log-format");
+  if (logFormat !== undefined && logFormat !== "text" && logFormat !== "json")
+    throw new InvalidInputError(`--log-format must be text or json; got "${logFormat}"`, { parameter: "log-format" });
   return {
     host,
     port,
@@ -162,6 +172,7 @@ export function resolveServeConfig(flags: Values, env: Record<string, string | u
     rasterAnalysisUrl: url(get("raster-analysis-url") ?? publicUrl, "raster-analysis-url"),
     imageHostingUrl: url(get("image-hosting-url") ?? publicUrl, "image-hosting-url"),
     logLevel: level,
+    logFormat,
     samples: !boolean(get("no-samples"), "no-samples"),
     workThreads: integer(get("work-threads") ?? String(availableParallelism()), "work-threads", 1, 256),
     workQueue: integer(get("work-queue") ?? "512", "work-queue", 16, 100_000),
