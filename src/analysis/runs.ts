@@ -5,7 +5,7 @@
  * same chunk.
  */
 import type { Cube, IndexRange, TypedArray, Variable, Window } from "../cube/types.js";
-import { STD_TIME, variableNamed } from "../cube/types.js";
+import { PIXEL_ARRAYS, STD_TIME, variableNamed } from "../cube/types.js";
 import { combinationAt } from "../cube/combinations.js";
 import { type Share, ownStepCount, ownsStep } from "./share.js";
 
@@ -64,7 +64,9 @@ export interface RunWalk {
 
 /**
  * Hand `use` each of the share's runs of `v` over `band` (its values slice-major, and the
- * run's first StdTime index); `dims` fixes the other dimensions.
+ * run's first StdTime index); `dims` fixes the other dimensions. The values are `use`'s only
+ * until it resolves: their array is offered to the reader again for a later run (runs are
+ * megabytes each, and a fresh array per run kept the collector and the kernel busy).
  * @example
  * await eachRun(v, runs, dims, band, { share }, async (t0, values) => { ... });
  */
@@ -78,19 +80,30 @@ export async function eachRun(
 ): Promise<void> {
   const { signal, share } = walk;
   const t = v.dimensions.findIndex((d) => d.name === STD_TIME);
+  const otherCount = dims.reduce((n, [a, b], d) => (d === t ? n : n * (b - a)), 1);
   const mine = runs.filter((_, i) => ownsStep(i, share));
   const total = ownStepCount(runs.length, share);
+  // Arrays of this walk's own, offered to the reader run after run: the reader's own arrays
+  // are never reused (one might be shared with a cache of its own).
+  const spare: TypedArray[] = [];
+  let offer = true; // until the reader shows it does not fill them
   const read = (run: IndexRange) => {
-    const p = v.read({ dims: dims.map((r, i) => (i === t ? run : r)), window: band, signal });
+    const length = (run[1] - run[0]) * band.width * band.height * otherCount;
+    const i = spare.findIndex((a) => a.length >= length);
+    const own = !offer ? undefined : i >= 0 ? spare.splice(i, 1)[0] : new PIXEL_ARRAYS[v.pixelType](length);
+    const p = v.read({ dims: dims.map((r, d) => (d === t ? run : r)), window: band, signal, into: own?.subarray(0, length) });
     p.catch(() => {}); // awaited in turn; never an unhandled rejection meanwhile
-    return p;
+    return { p, own };
   };
   let next = mine.length > 0 ? read(mine[0]) : undefined;
   for (let i = 0; i < mine.length; i++) {
     signal?.throwIfAborted();
-    const slab = await next!;
+    const { p, own } = next!;
+    const slab = await p;
     next = i + 1 < mine.length ? read(mine[i + 1]) : undefined;
     await use(mine[i][0], slab.data);
+    if (own && slab.data.buffer === own.buffer) spare.push(own);
+    else offer = false;
     walk.onProgress?.((i + 1) / total);
   }
 }

@@ -83,6 +83,12 @@ export interface Selection {
   /** Spatial window in north-up pixel coordinates; absent = whole grid. */
   readonly window?: Window;
   readonly signal?: AbortSignal;
+  /**
+   * An array the reader may fill and return as the slab's data instead of allocating one
+   * (the variable's value type, the selection's length): streamed walks hand back the arrays
+   * they are done with. Readers may ignore it; use the returned slab's data.
+   */
+  readonly into?: TypedArray;
 }
 
 /** Values in C order over [...dims, rows, cols], rows north-up. */

@@ -339,6 +339,8 @@ function effectiveCalendar(units: string, calendar: string): string {
 interface Decoding {
   readonly pixelType: PixelType;
   readonly nodata?: number;
+  /** Whether decode returns the stored values' own array (masked in place), not a new one. */
+  readonly keepsStoredType: boolean;
   decode(raw: TypedArray): TypedArray;
 }
 
@@ -364,6 +366,7 @@ function decodingOf(v: RawVariable): Decoding {
     return {
       pixelType,
       nodata: NaN,
+      keepsStoredType: false,
       decode(rawValues) {
         const src = reinterpret(rawValues);
         if (pixelType === "F64") {
@@ -386,6 +389,7 @@ function decodingOf(v: RawVariable): Decoding {
   return {
     pixelType: storedType,
     nodata,
+    keepsStoredType: !unsigned,
     decode(rawValues) {
       const out = reinterpret(rawValues);
       if (others.length && nodata !== undefined) {
@@ -445,7 +449,9 @@ async function toVariable(v: RawVariable, flipY: boolean, coordinateOf: Coordina
     const rowStart = flipY ? height - w.y - w.height : w.y;
     const start = [...ranges.map((r) => r[0]), rowStart, w.x];
     const count = [...ranges.map((r) => r[1] - r[0]), w.height, w.width];
-    const data = decoding.decode(await v.read(start, count, selection.signal));
+    // A caller's array can take the stored values only where decoding keeps their type.
+    const into = decoding.keepsStoredType ? selection.into : undefined;
+    const data = decoding.decode(await v.read(start, count, selection.signal, into));
     if (flipY) flipRows(data, w.height, w.width);
     return { data, shape: count };
   }

@@ -28,10 +28,12 @@ export async function readHyperslab(
   start: readonly number[],
   count: readonly number[],
   signal?: AbortSignal,
+  into?: TypedArray,
 ): Promise<TypedArray> {
   const nd = src.shape.length;
   const total = count.reduce((a, b) => a * b, 1);
-  const out = typedArrayFor(src.dtype, total);
+  const fits = into !== undefined && into.length === total && into.constructor === typedArrayFor(src.dtype, 0).constructor;
+  const out = fits ? into : typedArrayFor(src.dtype, total);
   if (total === 0) return out;
   const bpe = bytesPerElement(src.dtype);
   const planeDims = Math.min(2, src.contiguousDims, nd);

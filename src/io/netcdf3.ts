@@ -46,7 +46,7 @@ export async function openNetcdf3(path: string): Promise<RawDataset> {
         dtype,
         attrs: toAttributes(v.attributes as unknown as RawAttribute[]),
         chunkShape: v.record ? [1, ...shape.slice(1)] : shape,
-        read(start, count, signal) {
+        read(start, count, signal, into) {
           return readHyperslab(
             {
               shape,
@@ -64,6 +64,7 @@ export async function openNetcdf3(path: string): Promise<RawDataset> {
             start,
             count,
             signal,
+            into,
           );
         },
       } satisfies RawVariable;

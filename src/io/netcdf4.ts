@@ -163,13 +163,13 @@ function toVariable(file: H5File, ds: H5Dataset, name: string, chunks: ChunkFile
     get reader() {
       return lastReader;
     },
-    async read(start, count, signal) {
+    async read(start, count, signal, into) {
       signal?.throwIfAborted();
       if (shape.length === 0) return widen(viaH5wasm(() => toTyped(ds.value)));
       const own = await chunkedDataset();
       if (own) {
         try {
-          const values = await own.read(start, count, signal);
+          const values = await own.read(start, count, signal, into);
           lastReader = "chunks";
           return values;
         } catch (e) {

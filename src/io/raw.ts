@@ -25,8 +25,11 @@ export interface RawVariable {
   readonly attrs: Attributes;
   /** Storage chunk shape (the whole shape, or 1 along the record axis, when unchunked). */
   readonly chunkShape: readonly number[];
-  /** Values of the hyperslab [start, start+count) in C order, as stored (no scaling). */
-  read(start: readonly number[], count: readonly number[], signal?: AbortSignal): Promise<TypedArray>;
+  /**
+   * Values of the hyperslab [start, start+count) in C order, as stored (no scaling), into
+   * `into` when given and the reader can (the stored type, exactly the hyperslab's length).
+   */
+  read(start: readonly number[], count: readonly number[], signal?: AbortSignal, into?: TypedArray): Promise<TypedArray>;
 }
 
 /** Something of the source a reader or the CF interpretation leaves out, and why. */

@@ -42,8 +42,8 @@ export interface Hdf5Dataset {
   readonly elementSize: number;
   /** Chunks read from the file (not counting fill-value chunks) since opening: for tests. */
   readonly chunksRead: number;
-  /** Values of [start, start+count) in C order, in native byte order. */
-  read(start: readonly number[], count: readonly number[], signal?: AbortSignal): Promise<TypedArray>;
+  /** Values of [start, start+count) in C order, in native byte order; into `into` when it is of the dataset's type and the window's length. */
+  read(start: readonly number[], count: readonly number[], signal?: AbortSignal, into?: TypedArray): Promise<TypedArray>;
   /** The stored chunks, with grid coordinates (chunk index per dimension). */
   chunks(): Promise<readonly StoredChunk[]>;
 }
@@ -115,7 +115,7 @@ class Dataset implements Hdf5Dataset {
     return [...(await this.chunkMap()).values()];
   }
 
-  async read(start: readonly number[], count: readonly number[], signal?: AbortSignal): Promise<TypedArray> {
+  async read(start: readonly number[], count: readonly number[], signal?: AbortSignal, into?: TypedArray): Promise<TypedArray> {
     signal?.throwIfAborted();
     const rank = this.shape.length;
     if (start.length !== rank || count.length !== rank || start.some((s, d) => s < 0 || count[d] < 0 || s + count[d] > this.shape[d])) {
@@ -124,7 +124,8 @@ class Dataset implements Hdf5Dataset {
     const total = count.reduce((a, b) => a * b, 1);
     if (total === 0) return typedArrayFor(this.kind, 0);
     if (this.layout.class === "contiguous") return this.readContiguous(this.layout.address, start, count, signal);
-    const out = typedArrayFor(this.kind, total);
+    const fits = into !== undefined && into.length === total && into.constructor === typedArrayFor(this.kind, 0).constructor;
+    const out = fits ? into : typedArrayFor(this.kind, total);
     const outBytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
     const first = start.map((s, d) => Math.floor(s / this.chunkShape[d]));
     const last = start.map((s, d) => Math.floor((s + count[d] - 1) / this.chunkShape[d]));
