@@ -13,6 +13,7 @@ import { InvalidInputError, NotFoundError } from "../cube/errors.js";
 import { canRead } from "../portal/access.js";
 import { AuthError } from "../portal/errors.js";
 import { getItemByServiceName } from "../portal/items.js";
+import { bandNamesOf } from "../services/bands.js";
 import { planDownload } from "../services/download.js";
 import { type ExportedImage, planExport } from "../services/exportImage.js";
 import { imageKey } from "../services/imageCache.js";
@@ -67,7 +68,10 @@ export function registerImageServer(app: FastifyInstance, ctx: AppContext): void
   resource(app, `${base}/keyProperties`, async (request) => {
     const { dataset } = await openService(ctx, request);
     const c = dataset.cube;
-    return { body: { DataType: "Scientific", Variables: c.variables.map((v) => v.name) } };
+    const bands = c.variables[0] ? bandNamesOf(c.variables[0]) : [];
+    return {
+      body: { DataType: "Scientific", BandProperties: bands.map((BandName) => ({ BandName })), Variables: c.variables.map((v) => v.name) },
+    };
   });
 
   resource(app, `${base}/slices`, async (request) => {

@@ -73,6 +73,12 @@ export interface Netcdf4Options {
   readonly window?: Window;
   /** gzip level, 0 (none) to 9; default DEFAULT_COMPRESSION. */
   readonly compression?: number;
+  /**
+   * Names the file gives some of the cube's dimensions, e.g. `{ Band: "band" }` (a trend
+   * raster's bands, named as ArcGIS's NetCDF export names its band dimension); selections
+   * still use the cube's names.
+   */
+  readonly dimensionNames?: Readonly<Record<string, string>>;
   /** What the line added to the global `history` says; default names Strata and the variables. */
   readonly history?: string;
   readonly signal?: AbortSignal;
@@ -212,7 +218,11 @@ function selectedVariables(cube: Cube, options: Netcdf4Options): Source[] {
     if (seen.has(name)) throw new InvalidInputError(`variables names ${name} twice`, { parameter: "variables" });
     seen.add(name);
     const indices = selectedIndices(variable, options.select?.(variable));
-    const dimensions = variable.dimensions.map((d, i) => keptDimension(d, indices[i]));
+    const renamed = (d: Dimension) => {
+      const to = options.dimensionNames?.[d.name];
+      return to === undefined ? d : { ...d, name: to, sourceName: to, description: d.description === d.name ? to : d.description };
+    };
+    const dimensions = variable.dimensions.map((d, i) => renamed(keptDimension(d, indices[i])));
     return { variable, indices, spec: { ...variable, dimensions } };
   });
 }

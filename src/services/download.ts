@@ -3,12 +3,23 @@
  * selects (`variables`, `time`, `mosaicRule`), as a CF-1.8 NetCDF-4 file for xarray, QGIS or
  * Panoply. The selection is checked here, on the server; the file is written whole to a
  * scratch path (the HDF5 library needs a file) on a bulk work thread, whose HDF5 library
- * stays loaded between downloads, then sent, then removed.
+ * stays loaded between downloads, then sent, then removed. A trend raster's bands are the
+ * file's dimension `band` (BAND_FILE_DIMENSION), values 1..n in the order of the variable's
+ * `strata:trend` bands.
  */
+import { BAND_DIMENSION } from "../analysis/trendModel.js";
 import { InvalidInputError } from "../cube/errors.js";
 import type { Cube } from "../cube/types.js";
 import type { DimensionSelection } from "../io/netcdf4Write.js";
+import { bandAxis } from "./bands.js";
 import { selectIndices } from "./slices.js";
+
+/**
+ * The name of a trend raster's band dimension in a NetCDF download: `band`, the name GDAL
+ * and CF tools give a raster's bands (ArcGIS's Raster to NetCDF takes it as a parameter and
+ * documents no default).
+ */
+export const BAND_FILE_DIMENSION = "band";
 
 /**
  * The variables and slices a download request selects of `cube`, checked: every bad
@@ -20,7 +31,7 @@ import { selectIndices } from "./slices.js";
 export function planDownload(
   cube: Cube,
   params: Record<string, string>,
-): { variables: string[]; selections: Record<string, DimensionSelection> } {
+): { variables: string[]; selections: Record<string, DimensionSelection>; dimensionNames?: Record<string, string> } {
   const format = (params.format ?? "netcdf").trim().toLowerCase();
   if (format !== "netcdf" && format !== "nc")
     throw new InvalidInputError(`format must be netcdf; got "${params.format}"`, { parameter: "format" });
@@ -46,5 +57,10 @@ export function planDownload(
     });
   }
   const kept = chosen.filter((v) => !empty.includes(v.name));
-  return { variables: kept.map((v) => v.name), selections: Object.fromEntries(kept.map((v) => [v.name, selections.get(v.name)!])) };
+  const bands = kept.some((v) => bandAxis(v) !== undefined);
+  return {
+    variables: kept.map((v) => v.name),
+    selections: Object.fromEntries(kept.map((v) => [v.name, selections.get(v.name)!])),
+    ...(bands ? { dimensionNames: { [BAND_DIMENSION]: BAND_FILE_DIMENSION } } : {}),
+  };
 }

@@ -4,6 +4,9 @@
  * false); the slice comes from sliceId / mosaicRule / time; the values are resampled onto
  * the target by analysis/warp (nearest, bilinear or cubic), then rendered (renderingRule, or
  * a default that suits scientific data) and encoded as PNG, JPEG, or a float GeoTIFF.
+ * `bandIds` choose the bands of a multiband (trend) raster: one band is drawn with the
+ * rendering's colours, three as red, green and blue; a tiff holds the bands asked for (all
+ * by default).
  */
 import type { Statistics } from "../analysis/statistics.js";
 import { type Envelope, type ResamplingMethod, transformEnvelope, warpCube } from "../analysis/warp.js";
@@ -14,7 +17,9 @@ import { encodeGridGeoTiff } from "../io/geotiffWrite.js";
 import { MAX_IMAGE_HEIGHT, MAX_IMAGE_WIDTH, gridEnvelope } from "./info.js";
 import { encodeJpeg, encodeJpgPng } from "./render/jpeg.js";
 import { type PngFormat, encodePng } from "./render/png.js";
-import { type RenderPlan, defaultRenderPlan, parseRenderingRule, renderRgba } from "./render/renderingRule.js";
+import { type RenderPlan, defaultRenderPlan, parseRenderingRule, renderRgb, renderRgba } from "./render/renderingRule.js";
+import type { StretchSpec } from "./render/stretch.js";
+import { bandNamesOf, bandStatistics, parseBandIds, sliceReadDims } from "./bands.js";
 import { type Slice, selectSlice } from "./slices.js";
 import { booleanParam, choiceParam, numberParam } from "./requestValues.js";
 import { gridCrs, parseEnvelope, parseSpatialReference } from "./spatial.js";
@@ -42,7 +47,11 @@ export interface ExportPlan {
   /** The slice drawn; undefined when the request names values no slice has (a blank image). */
   readonly slice: Slice | undefined;
   readonly method: ResamplingMethod;
+  /** The bands read, as indices of the variable's bands: one drawn with `render`, three drawn as RGB, any number in a tiff. */
+  readonly bands: readonly number[];
   readonly render: RenderPlan;
+  /** Three bands: how each is stretched into its colour channel. */
+  readonly rgb?: StretchSpec;
   /** tiff only: the pixel type written (default the values'). */
   readonly pixelType?: PixelType;
   /** Values drawn transparent (and tiff's nodata). */
@@ -79,10 +88,13 @@ export function planExport(
   const format = choiceParam(params.format, "png", IMAGE_FORMATS, "format");
   const slice = selectSlice(cube, { sliceId: params.sliceId, mosaicRule: params.mosaicRule, time: params.time });
   const variable = slice?.variable ?? cube.variables[0];
-  const stats = statistics[variable.name] ?? undefined;
-  const render = params.renderingRule?.trim()
-    ? parseRenderingRule(params.renderingRule)
-    : defaultRenderPlan({ anomaly: "strata:anomaly" in variable.attributes, ...(stats ? { statistics: stats } : {}) });
+  const bandCount = bandNamesOf(variable).length;
+  const requested = parseBandIds(params.bandIds, bandCount);
+  const bands = format === "tiff" ? (requested ?? Array.from({ length: bandCount }, (_, i) => i)) : drawnBands(requested);
+  const stats = bandStatistics(statistics, variable)[bands[0]];
+  const rule = params.renderingRule?.trim() ? parseRenderingRule(params.renderingRule) : undefined;
+  const render = rule ?? defaultRenderPlan({ anomaly: "strata:anomaly" in variable.attributes, ...(stats ? { statistics: stats } : {}) });
+  const rgb = format !== "tiff" && bands.length === 3 ? rgbStretch(rule) : undefined;
   const interpolation = params.interpolation?.trim();
   const method = interpolation ? INTERPOLATIONS[interpolation.toLowerCase()] : "BILINEAR";
   if (!method) {
@@ -106,11 +118,33 @@ export function planExport(
     format,
     slice,
     method,
+    bands,
     render,
+    ...(rgb ? { rgb } : {}),
     ...(pixelType ? { pixelType } : {}),
     ...(noData !== undefined ? { noData } : {}),
     quality,
   };
+}
+
+/** The bands an image draws: the first by default, one, or three (the first three of more) as RGB. */
+function drawnBands(requested: number[] | undefined): number[] {
+  if (requested === undefined) return [0];
+  if (requested.length === 2) {
+    throw new InvalidInputError("bandIds: an image draws one band (with the rendering's colours) or three (as red, green, blue), not two", {
+      parameter: "bandIds",
+    });
+  }
+  return requested.slice(0, 3);
+}
+
+/** How three bands are stretched: a Stretch rule's stretch, else min-max over each band's range. */
+function rgbStretch(rule: RenderPlan | undefined): StretchSpec {
+  if (rule === undefined) return { type: "minMax" };
+  if (rule.kind === "stretch" && rule.ramp === "gray") return rule.stretch;
+  throw new InvalidInputError("renderingRule: a Colormap colours one band; with three bandIds give a Stretch, or choose one band", {
+    parameter: "renderingRule",
+  });
 }
 
 /** An image ready to send. */
@@ -139,23 +173,31 @@ export async function renderExport(
   if (plan.format === "tiff") {
     const pixelType = plan.pixelType ?? "F32";
     const nodata = plan.noData ?? (pixelType === "F32" || pixelType === "F64" ? NaN : undefined);
-    const band = new PIXEL_ARRAYS[pixelType](target.width * target.height);
-    for (const strip of strips(target, STRIP_PIXELS)) {
-      band.set(convert(await read(strip), pixelType, nodata), strip.y * target.width);
+    const bands = plan.bands.map(() => new PIXEL_ARRAYS[pixelType](target.width * target.height));
+    for (const strip of strips(target, Math.max(1, Math.floor(STRIP_PIXELS / plan.bands.length)))) {
+      const values = await read(strip);
+      bands.forEach((band, i) => band.set(convert(values[i], pixelType, nodata), strip.y * target.width));
     }
     return {
-      bytes: encodeGridGeoTiff(target, { bands: [band], pixelType, ...(nodata !== undefined ? { nodata } : {}), compress: true }),
+      bytes: encodeGridGeoTiff(target, { bands, pixelType, ...(nodata !== undefined ? { nodata } : {}), compress: true }),
       contentType: "image/tiff",
       extension: "tif",
     };
   }
-  const name = plan.slice?.variable.name ?? cube.variables[0].name;
-  const stats = statistics[name] ?? undefined;
+  const variable = plan.slice?.variable ?? cube.variables[0];
+  const stats = bandStatistics(statistics, variable);
+  const drawn = plan.bands.map((b) => stats[b]);
   const rgba = new Uint8Array(target.width * target.height * 4);
-  const perStrip = coloursFixedInAdvance(plan.render, stats) ? STRIP_PIXELS : Infinity;
-  for (const strip of strips(target, perStrip)) {
+  const rgb = plan.rgb;
+  const fixed = rgb
+    ? drawn.every((s) => coloursFixedInAdvance({ kind: "stretch", stretch: rgb, palette: new Uint8Array(0) }, s))
+    : coloursFixedInAdvance(plan.render, drawn[0]);
+  for (const strip of strips(target, fixed ? STRIP_PIXELS : Infinity)) {
     const values = await read(strip);
-    rgba.set(renderRgba(values, strip.width, strip.height, plan.noData, plan.render, stats), strip.y * target.width * 4);
+    const colours = rgb
+      ? renderRgb([values[0], values[1], values[2]], strip.width, strip.height, plan.noData, rgb, drawn)
+      : renderRgba(values[0], strip.width, strip.height, plan.noData, plan.render, drawn[0]);
+    rgba.set(colours, strip.y * target.width * 4);
   }
   if (plan.format === "jpg")
     return { bytes: encodeJpeg(rgba, target.width, target.height, { quality: plan.quality }), contentType: "image/jpeg", extension: "jpg" };
@@ -188,28 +230,41 @@ function coloursFixedInAdvance(render: RenderPlan, statistics: Statistics | unde
   return spec.type !== "percentClip" && !spec.dra && (spec.statistics ?? statistics) !== undefined;
 }
 
-/** A reader of the slice's values on the target grid, by window, with NaN for nodata (all NaN for no slice). */
-function sliceReader(cube: Cube, plan: ExportPlan, signal?: AbortSignal): (window: Window) => Promise<Float64Array> {
+/**
+ * A reader of the slice's values on the target grid, by window: one array per band of
+ * `plan.bands`, NaN for nodata (all NaN for no slice). The bands from the lowest to the
+ * highest asked for are read at once.
+ */
+function sliceReader(cube: Cube, plan: ExportPlan, signal?: AbortSignal): (window: Window) => Promise<Float64Array[]> {
   const slice = plan.slice;
   const v = slice && warpCube(cube, plan.target, plan.method).variables.find((x) => x.name === slice.variable.name)!;
-  return (window) => sliceValues(v, slice?.indices ?? [], window, signal);
+  const lo = Math.min(...plan.bands);
+  const hi = Math.max(...plan.bands) + 1;
+  const dims = slice && sliceReadDims(slice.variable, slice.indices, [lo, hi]);
+  return (window) => sliceValues(v, dims ?? [], plan.bands, lo, window, signal);
 }
 
 async function sliceValues(
   v: Variable | undefined,
-  indices: readonly number[],
+  dims: readonly (readonly [number, number])[],
+  bands: readonly number[],
+  lo: number,
   window: Window,
   signal?: AbortSignal,
-): Promise<Float64Array> {
+): Promise<Float64Array[]> {
   const n = window.width * window.height;
-  const out = new Float64Array(n).fill(NaN);
+  const out = bands.map(() => new Float64Array(n).fill(NaN));
   if (!v) return out;
-  const slab = await v.read({ dims: indices.map((i) => [i, i + 1] as const), window, signal });
+  const slab = await v.read({ dims, window, signal });
   const nodata = v.nodata;
-  for (let i = 0; i < n; i++) {
-    const x = slab.data[i];
-    if (x !== nodata) out[i] = x;
-  }
+  bands.forEach((b, k) => {
+    const o = out[k];
+    const at = (b - lo) * n;
+    for (let i = 0; i < n; i++) {
+      const x = slab.data[at + i];
+      if (x !== nodata) o[i] = x;
+    }
+  });
   return out;
 }
 

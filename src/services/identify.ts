@@ -4,8 +4,12 @@
  * service's; the value is the cell containing the point (no interpolation), "NoData"
  * outside the grid or at nodata. With `processAsMultidimensional=true` it also gives every
  * slice's value of the chosen variable at that cell, read as one time series per
- * combination of the other dimensions (a 1×1 window through the whole time axis).
+ * combination of the other dimensions (a 1×1 window through the whole time axis). A
+ * multiband (trend) raster answers every band: `value` is the bands' values separated by
+ * spaces (as ArcGIS writes a multiband pixel), each slice's `Values` text too, and each
+ * `dataSeries` value lists the bands.
  */
+import { bandAxis, bandNamesOf, sliceDimensions, sliceReadDims } from "./bands.js";
 import { booleanParam } from "./requestValues.js";
 import { combinationAt, strides } from "../cube/combinations.js";
 import type { ResolvedCrs } from "../analysis/crs.js";
@@ -70,16 +74,17 @@ export async function identify(cube: Cube, params: Readonly<Record<string, strin
     catalogItemVisibilities: [],
   });
   if (!multidimensional) {
-    const value = slice && cell ? await cellValue(slice, cell, signal) : null;
-    return result(pixelText(value, slice?.variable), null);
+    const values = slice && cell ? await cellValues(slice, cell, signal) : [null];
+    return result(bandsText(values, slice?.variable), null);
   }
   const variable = slice?.variable ?? requestedVariable(cube, sliceParams);
   const slices = listSlices(cube).filter((s) => s.variable === variable);
-  const values = cell ? await seriesAt(variable, cell, signal) : slices.map(() => null);
+  const bands = bandNamesOf(variable).length;
+  const values = cell ? await seriesAt(variable, cell, signal) : slices.map(() => new Array<number | null>(bands).fill(null));
   const selected = slice ? slices.findIndex((s) => s.indices.every((i, d) => i === slice.indices[d])) : -1;
   return {
-    ...result(pixelText(selected >= 0 ? values[selected] : null, variable), { Values: values.map((v) => pixelText(v, variable)) }),
-    dataSeries: slices.map((s, k) => ({ value: [values[k]], multidimensionalDefinition: sliceDefinition(s) })),
+    ...result(bandsText(selected >= 0 ? values[selected] : [null], variable), { Values: values.map((v) => bandsText(v, variable)) }),
+    dataSeries: slices.map((s, k) => ({ value: values[k], multidimensionalDefinition: sliceDefinition(s) })),
   };
 }
 
@@ -145,51 +150,72 @@ export function pixelText(value: number | null, variable: Variable | undefined):
   return String(Number(value.toPrecision(9)));
 }
 
-/** One cell of one slice, or null at nodata. */
-async function cellValue(slice: Slice, cell: Cell, signal?: AbortSignal): Promise<number | null> {
+/**
+ * A pixel's band values as identify writes them: "NoData" when every band is nodata, else
+ * each band's text (pixelText) separated by spaces, as ArcGIS writes a multiband pixel.
+ * @example
+ * bandsText([2, 1, null], trendVariable); // "2 1 NoData"
+ */
+export function bandsText(values: readonly (number | null)[], variable: Variable | undefined): string {
+  if (values.every((v) => v === null)) return "NoData";
+  return values.map((v) => pixelText(v, variable)).join(" ");
+}
+
+/** One cell of one slice, each band's value (null at nodata). */
+async function cellValues(slice: Slice, cell: Cell, signal?: AbortSignal): Promise<(number | null)[]> {
   const slab = await slice.variable.read({
-    dims: slice.indices.map((i) => [i, i + 1] as const),
+    dims: sliceReadDims(slice.variable, slice.indices),
     window: { x: cell.col, y: cell.row, width: 1, height: 1 },
     signal,
   });
-  const v = slab.data[0];
-  return isNodata(v, slice.variable) ? null : v;
+  return Array.from(slab.data, (v) => (isNodata(v, slice.variable) ? null : v));
 }
 
 /**
- * Every slice's value of `variable` at a cell, in slice order (last dimension fastest), null
- * at nodata. One read per combination of the dimensions other than time: NetCDF stores a
- * slice per chunk or record, so a 1×1 column through time touches each once.
+ * Every slice's band values of `variable` at a cell, in slice order (last dimension
+ * fastest), null at nodata. One read per combination of the slice dimensions other than
+ * time, every band at once: NetCDF stores a slice per chunk or record, so a 1×1 column
+ * through time touches each once.
  */
-async function seriesAt(variable: Variable, cell: Cell, signal?: AbortSignal): Promise<(number | null)[]> {
-  const sizes = variable.dimensions.map((d) => d.values.length);
+async function seriesAt(variable: Variable, cell: Cell, signal?: AbortSignal): Promise<(number | null)[][]> {
+  const band = bandAxis(variable);
+  const bands = band?.names.length ?? 1;
+  const sizes = sliceDimensions(variable).map((d) => d.values.length);
   const total = sizes.reduce((n, s) => n * s, 1);
-  const out = new Array<number | null>(total).fill(null);
+  const out = Array.from({ length: total }, () => new Array<number | null>(bands).fill(null));
   if (total === 0) return out;
   const window = { x: cell.col, y: cell.row, width: 1, height: 1 };
+  const value = (v: number) => (isNodata(v, variable) ? null : v);
   if (sizes.length === 0) {
-    const v = (await variable.read({ window, signal })).data[0];
-    out[0] = isNodata(v, variable) ? null : v;
+    const { data } = await variable.read({ dims: sliceReadDims(variable, []), window, signal });
+    for (let b = 0; b < bands; b++) out[0][b] = value(data[b]);
     return out;
   }
   const timeAxis = Math.max(
     0,
-    variable.dimensions.findIndex((d) => d.name === STD_TIME),
+    sliceDimensions(variable).findIndex((d) => d.name === STD_TIME),
   );
   const steps = strides(sizes);
   const combos = total / sizes[timeAxis];
+  // The read holds [time, band] in storage order: where each is among the variable's dimensions.
+  const timeFull = band && band.axis <= timeAxis ? timeAxis + 1 : timeAxis;
+  const bandFull = band?.axis ?? -1;
   for (let k = 0; k < combos; k++) {
     // Index of every other dimension for this combination (the time axis counts as size 1: index 0).
     const at = combinationAt(
       k,
       sizes.map((s, d) => (d === timeAxis ? 1 : s)),
     );
-    const dims = sizes.map((s, d) => (d === timeAxis ? ([0, s] as const) : ([at[d], at[d] + 1] as const)));
-    const slab = await variable.read({ dims, window, signal });
+    const dims = sliceReadDims(variable, at);
+    dims[timeFull] = [0, sizes[timeAxis]];
+    const { data } = await variable.read({ dims, window, signal });
     const offset = at.reduce((n, i, d) => n + i * steps[d], 0);
     for (let t = 0; t < sizes[timeAxis]; t++) {
-      const v = slab.data[t];
-      out[offset + t * steps[timeAxis]] = isNodata(v, variable) ? null : v;
+      for (let b = 0; b < bands; b++) {
+        // C order over the read: time before band, or band before time.
+        const i = bandFull < 0 ? t : bandFull > timeFull ? t * bands + b : b * sizes[timeAxis] + t;
+        out[offset + t * steps[timeAxis]][b] = value(data[i]);
+      }
     }
   }
   return out;

@@ -1,11 +1,14 @@
 /**
  * The JSON an ArcGIS client reads from a hosted image service: the root resource and
- * `multidimensionalInfo`, built from the dataset's cube and its stored statistics.
+ * `multidimensionalInfo`, built from the dataset's cube and its stored statistics. A trend
+ * raster is multiband (bands.ts): its bands are counted, named and summarised band by band,
+ * and its `Band` dimension is not listed.
  */
 import type { Envelope } from "../analysis/warp.js";
 import type { Statistics } from "../analysis/statistics.js";
 import type { Cube, Grid, PixelType } from "../cube/types.js";
 import { STD_TIME } from "../cube/types.js";
+import { bandNamesOf, bandStatistics, sliceDimensions } from "./bands.js";
 
 /** Largest exportImage a service accepts (ArcGIS Image Server's defaults). */
 export const MAX_IMAGE_WIDTH = 4100;
@@ -47,8 +50,8 @@ const ESRI_PIXEL_TYPE: Record<PixelType, string> = {
 };
 
 /**
- * The ImageServer root resource. A multidimensional service shows one band: the statistics
- * are those of its first variable (the default a client draws).
+ * The ImageServer root resource, shown as its first variable (the default a client draws):
+ * its bands (one, or a trend raster's, named) and each band's statistics.
  * @example
  * imageServiceInfo("sst_subset", cube, stats, { description: "..." })
  */
@@ -60,7 +63,9 @@ export function imageServiceInfo(
 ): Record<string, unknown> {
   const grid = cube.grid;
   const first = cube.variables[0];
-  const s = first ? stats[first.name] : undefined;
+  const perBand = first ? bandStatistics(stats, first) : [];
+  const names = first ? bandNamesOf(first) : [];
+  const all = perBand.every((s) => s !== undefined);
   const extent = gridExtent(grid);
   const times = cube.variables.flatMap((v) => v.dimensions.filter((d) => d.name === STD_TIME).flatMap((d) => d.values));
   const nodata = first?.nodata;
@@ -76,15 +81,15 @@ export function imageServiceInfo(
     spatialReference: spatialReference(grid),
     pixelSizeX: Math.abs(grid.transform[1]),
     pixelSizeY: Math.abs(grid.transform[5]),
-    bandCount: 1,
+    bandCount: Math.max(1, names.length),
     pixelType: first ? ESRI_PIXEL_TYPE[first.pixelType] : "F32",
     minPixelSize: 0,
     maxPixelSize: 0,
     copyrightText: meta.copyrightText ?? "",
-    minValues: s ? [s.min] : [],
-    maxValues: s ? [s.max] : [],
-    meanValues: s ? [s.mean] : [],
-    stdvValues: s ? [s.stddev] : [],
+    minValues: all ? perBand.map((s) => s!.min) : [],
+    maxValues: all ? perBand.map((s) => s!.max) : [],
+    meanValues: all ? perBand.map((s) => s!.mean) : [],
+    stdvValues: all ? perBand.map((s) => s!.stddev) : [],
     hasMultidimensions: cube.variables.some((v) => v.dimensions.length > 0),
     timeInfo: times.length
       ? {
@@ -104,8 +109,8 @@ export function imageServiceInfo(
     hasColormap: false,
     hasRasterAttributeTable: false,
     noDataValue: nodata === undefined || Number.isNaN(nodata) ? null : nodata,
-    noDataValues: nodata === undefined || Number.isNaN(nodata) ? [] : [nodata],
-    bandNames: first ? [first.name] : [],
+    noDataValues: nodata === undefined || Number.isNaN(nodata) ? [] : names.map(() => nodata),
+    bandNames: names,
     variableNames: cube.variables.map((v) => v.name),
   };
 }
@@ -113,7 +118,11 @@ export function imageServiceInfo(
 /** Which dimensions list their values: ArcGIS's returnDimensionValues. */
 export type DimensionValues = "always" | "never" | "ifIrregular";
 
-/** The `multidimensionalInfo` resource; StdTime values in epoch milliseconds. */
+/**
+ * The `multidimensionalInfo` resource; StdTime values in epoch milliseconds. A trend
+ * raster's variables list their slice dimensions only (no `Band`) and one statistics entry
+ * per band, as ArcGIS lists a multiband variable's.
+ */
 export function multidimensionalInfo(
   cube: Cube,
   stats: StatisticsByVariable,
@@ -122,12 +131,12 @@ export function multidimensionalInfo(
   return {
     multidimensionalInfo: {
       variables: cube.variables.map((v) => {
-        const s = stats[v.name];
+        const perBand = bandStatistics(stats, v);
         return {
           name: v.name,
           description: v.description,
           unit: v.unit,
-          dimensions: v.dimensions.map((d) => ({
+          dimensions: sliceDimensions(v).map((d) => ({
             name: d.name,
             description: d.description,
             unit: d.unit,
@@ -139,7 +148,9 @@ export function multidimensionalInfo(
               ? { values: [...d.values] }
               : {}),
           })),
-          statistics: s ? [{ min: s.min, max: s.max, mean: s.mean, standardDeviation: s.stddev, count: s.count }] : [],
+          statistics: perBand.every((s) => s !== undefined)
+            ? perBand.map((s) => ({ min: s!.min, max: s!.max, mean: s!.mean, standardDeviation: s!.stddev, count: s!.count }))
+            : [],
           ...strataAttributes(v.attributes),
         };
       }),

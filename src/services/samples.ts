@@ -3,11 +3,13 @@
  * answers it. Points and multipoints are sampled where they are; a polyline at `sampleCount`
  * evenly spaced points along its length (both ends included) or every `sampleDistance`
  * (in the geometry's units) from its start, else at its vertices. Each value is the cell
- * containing the location (no interpolation); areas (envelope, polygon) are refused.
+ * containing the location (no interpolation); areas (envelope, polygon) are refused. A
+ * multiband (trend) raster's value is every band's, separated by spaces (as identify's).
  */
+import { bandNamesOf, sliceReadDims } from "./bands.js";
 import { InvalidInputError } from "../cube/errors.js";
 import type { Cube, Window } from "../cube/types.js";
-import { type Cell, cellLocator, crsJson, isNodata, pixelText, queryCrs } from "./identify.js";
+import { type Cell, bandsText, cellLocator, crsJson, isNodata, queryCrs } from "./identify.js";
 import { booleanParam } from "./requestValues.js";
 import { type Slice, selectSlice } from "./slices.js";
 import { type Geometry, type MapPoint, parseGeometry } from "./spatial.js";
@@ -46,14 +48,14 @@ export async function getSamples(
   const slice = selectSlice(cube, { sliceId: params.sliceId, mosaicRule: params.mosaicRule, time: params.time });
   const locate = cellLocator(cube.grid, crs);
   const cells = locations.map(locate);
-  const values = slice ? await cellValues(slice, cells, signal) : cells.map(() => null);
+  const values = slice ? await cellValues(slice, cells, signal) : cells.map(() => [null]);
   const spatialReference = crsJson(cube.grid, crs);
   const resolution = Math.abs(cube.grid.transform[1]);
   return {
     samples: locations.map((p, i) => ({
       location: { x: p.x, y: p.y, spatialReference },
       locationId: i,
-      value: pixelText(values[i], slice?.variable),
+      value: bandsText(values[i], slice?.variable),
       rasterId: 0,
       resolution,
     })),
@@ -149,11 +151,16 @@ function pointAlong(line: readonly Segment[], s: number): MapPoint {
   return { x: segment.from.x + f * (segment.to.x - segment.from.x), y: segment.from.y + f * (segment.to.y - segment.from.y) };
 }
 
-/** The slice's values at the cells (null outside the grid or at nodata): one read of their bounding window when it is small. */
-async function cellValues(slice: Slice, cells: readonly (Cell | undefined)[], signal?: AbortSignal): Promise<(number | null)[]> {
+/**
+ * The slice's band values at the cells (null outside the grid or at nodata): one read of
+ * their bounding window when it is small.
+ */
+async function cellValues(slice: Slice, cells: readonly (Cell | undefined)[], signal?: AbortSignal): Promise<(number | null)[][]> {
+  const bands = bandNamesOf(slice.variable).length;
+  const none = () => new Array<number | null>(bands).fill(null);
   const inside = cells.filter((c): c is Cell => c !== undefined);
-  if (inside.length === 0) return cells.map(() => null);
-  const dims = slice.indices.map((i) => [i, i + 1] as const);
+  if (inside.length === 0) return cells.map(none);
+  const dims = sliceReadDims(slice.variable, slice.indices);
   const x0 = Math.min(...inside.map((c) => c.col));
   const y0 = Math.min(...inside.map((c) => c.row));
   const box: Window = {
@@ -163,16 +170,18 @@ async function cellValues(slice: Slice, cells: readonly (Cell | undefined)[], si
     height: Math.max(...inside.map((c) => c.row)) - y0 + 1,
   };
   const value = (v: number) => (isNodata(v, slice.variable) ? null : v);
-  if (box.width * box.height <= MAX_WINDOW_CELLS) {
+  // Values come band by band, each band a whole window.
+  const pixel = (data: ArrayLike<number>, area: number, i: number) => Array.from({ length: bands }, (_, b) => value(data[b * area + i]));
+  if (box.width * box.height * bands <= MAX_WINDOW_CELLS) {
     const { data } = await slice.variable.read({ dims, window: box, signal });
-    return cells.map((c) => (c ? value(data[(c.row - y0) * box.width + (c.col - x0)]) : null));
+    return cells.map((c) => (c ? pixel(data, box.width * box.height, (c.row - y0) * box.width + (c.col - x0)) : none()));
   }
-  const read = new Map<string, number | null>();
+  const read = new Map<string, (number | null)[]>();
   for (const c of inside) {
     const key = `${c.col},${c.row}`;
     if (read.has(key)) continue;
     const { data } = await slice.variable.read({ dims, window: { x: c.col, y: c.row, width: 1, height: 1 }, signal });
-    read.set(key, value(data[0]));
+    read.set(key, pixel(data, 1, 0));
   }
-  return cells.map((c) => (c ? read.get(`${c.col},${c.row}`)! : null));
+  return cells.map((c) => (c ? read.get(`${c.col},${c.row}`)! : none()));
 }

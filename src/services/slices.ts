@@ -2,15 +2,17 @@
  * Which slice of a multidimensional service a request means (SPEC §11): `sliceId`, a
  * `mosaicRule.multidimensionalDefinition`, or `time`, for exportImage, identify, getSamples,
  * statistics and download. The slices of a service are numbered variable by variable, each
- * variable's dimension values last dimension fastest (the `slices` resource lists them).
+ * variable's dimension values last dimension fastest (the `slices` resource lists them). A
+ * trend raster's bands are no dimension of the service (bands.ts): a slice holds them all.
  */
+import { sliceDimensions } from "./bands.js";
 import { parseJsonParam } from "./spatial.js";
 import { combinationAt, combinationCount } from "../cube/combinations.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { parseIsoTime } from "../cube/time.js";
 import { type Cube, STD_TIME, type Variable } from "../cube/types.js";
 
-/** One slice: a variable and one index along each of its dimensions. */
+/** One slice: a variable and one index along each of its slice dimensions (bands.ts: all but a band axis). */
 export interface Slice {
   readonly variable: Variable;
   readonly indices: readonly number[];
@@ -36,7 +38,7 @@ type Wanted = readonly (number | readonly [number, number])[];
 export function listSlices(cube: Cube): Slice[] {
   const out: Slice[] = [];
   for (const variable of cube.variables) {
-    const sizes = variable.dimensions.map((d) => d.values.length);
+    const sizes = sliceDimensions(variable).map((d) => d.values.length);
     for (let k = 0; k < combinationCount(sizes); k++) out.push({ variable, indices: combinationAt(k, sizes) });
   }
   return out;
@@ -48,7 +50,7 @@ export function listSlices(cube: Cube): Slice[] {
  * sliceDefinition(slice); // [{ variableName: "sst", dimensionName: "StdTime", values: [631152000000], isSlice: true }]
  */
 export function sliceDefinition(slice: Slice): Record<string, unknown>[] {
-  const dims = slice.variable.dimensions;
+  const dims = sliceDimensions(slice.variable);
   if (dims.length === 0) return [{ variableName: slice.variable.name, dimensionName: "", values: [], isSlice: true }];
   return dims.map((d, i) => ({
     variableName: slice.variable.name,
@@ -91,12 +93,12 @@ export function selectSlice(cube: Cube, params: SliceParams): Slice | undefined 
     !wanted.has(STD_TIME) &&
     params.time !== undefined &&
     params.time.trim() !== "" &&
-    variable.dimensions.some((d) => d.name === STD_TIME)
+    sliceDimensions(variable).some((d) => d.name === STD_TIME)
   ) {
     wanted.set(STD_TIME, [parseTimeParam(params.time)]);
   }
   const indices: number[] = [];
-  for (const d of variable.dimensions) {
+  for (const d of sliceDimensions(variable)) {
     const w = wanted.get(d.name);
     const index = w === undefined ? 0 : matchIndex(d.values, w, d.name === STD_TIME);
     if (index === undefined) return undefined;
@@ -121,7 +123,7 @@ export function selectIndices(variable: Variable, params: Pick<SliceParams, "mos
     const values = variable.dimensions.find((x) => x.name === name)!.values;
     out[name] = matchAll(values, d.values, name === STD_TIME);
   }
-  const time = variable.dimensions.find((d) => d.name === STD_TIME);
+  const time = sliceDimensions(variable).find((d) => d.name === STD_TIME);
   if (time && !(STD_TIME in out) && params.time !== undefined && params.time.trim() !== "") {
     out[STD_TIME] = matchAll(time.values, [parseTimeParam(params.time)], true);
   }
@@ -169,11 +171,12 @@ function variableByName(cube: Cube, name: string): Variable {
 }
 
 function dimensionKey(variable: Variable, name: string): string {
-  const d =
-    variable.dimensions.find((x) => x.name === name) ?? variable.dimensions.find((x) => x.name.toLowerCase() === name.toLowerCase());
+  const dims = sliceDimensions(variable);
+  const d = dims.find((x) => x.name === name) ?? dims.find((x) => x.name.toLowerCase() === name.toLowerCase());
   if (!d) {
-    const has = variable.dimensions.map((x) => x.name).join(", ") || "none";
-    throw new InvalidInputError(`variable ${variable.name} has no dimension "${name}" (its dimensions: ${has})`, {
+    const has = dims.map((x) => x.name).join(", ") || "none";
+    const bands = dims.length < variable.dimensions.length ? "; its bands are chosen with bandIds" : "";
+    throw new InvalidInputError(`variable ${variable.name} has no dimension "${name}" (its dimensions: ${has}${bands})`, {
       parameter: "mosaicRule",
     });
   }

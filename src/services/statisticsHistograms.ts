@@ -7,6 +7,7 @@
  * geographic grid longitudes wrap, so an area across the grid's west edge reads two windows.
  */
 import { type ResolvedCrs, isMercatorDefinition } from "../analysis/crs.js";
+import { bandNamesOf, sliceReadDims } from "./bands.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { type Cube, type Grid, type TypedArray, type Variable, type Window } from "../cube/types.js";
 import { isNodata } from "./identify.js";
@@ -55,7 +56,9 @@ interface Span {
 
 /**
  * Statistics (population standard deviation, nodata excluded) and a histogram of the slice
- * over an area. An area with no valid cell answers count 0, null statistics and no histogram.
+ * over an area, one of each per band (a trend raster's bands in order). A band with no valid
+ * cell in the area answers count 0 and null statistics, and no histogram (one of zero counts
+ * when the raster has several bands, so histograms stay aligned with bands).
  * @example
  * await computeStatisticsHistograms(cube, { geometry: '{"xmin":0,"ymin":0,"xmax":10,"ymax":10,"spatialReference":{"wkid":4326}}' });
  * // { statistics: [{ min, max, mean, standardDeviation, count }], histograms: [{ size: 256, min, max, counts }] }
@@ -69,23 +72,32 @@ export async function computeStatisticsHistograms(
   const slice = selectSlice(cube, { sliceId: params.sliceId, mosaicRule: params.mosaicRule, time: params.time });
   const rings = pixelRings(cube.grid, geometry, spatialReference ?? gridCrs(cube.grid));
   const pieces = windowsOf(cube.grid, rings);
+  const bands = slice ? bandNamesOf(slice.variable).length : 1;
   const cells = pieces.reduce((n, p) => n + p.window.width * p.window.height, 0);
-  if (cells > MAX_STATISTICS_CELLS) {
-    throw new InvalidInputError(`geometry covers ${cells} cells; at most ${MAX_STATISTICS_CELLS} can be summarised at once`, {
+  if (cells * bands > MAX_STATISTICS_CELLS) {
+    const what = bands > 1 ? ` (× ${bands} bands)` : "";
+    throw new InvalidInputError(`geometry covers ${cells} cells${what}; at most ${MAX_STATISTICS_CELLS} can be summarised at once`, {
       parameter: "geometry",
     });
   }
-  const parts: { data: TypedArray; width: number; spans: Span[] }[] = [];
+  // One list of parts per band: a read holds the bands one after the other, each a whole window.
+  const parts: { data: TypedArray; width: number; spans: Span[] }[][] = Array.from({ length: bands }, () => []);
   if (slice) {
     for (const { window, shift } of pieces) {
       const spans = rowSpans(rings, window, shift);
       if (spans.length === 0) continue;
-      const dims = slice.indices.map((i) => [i, i + 1] as const);
-      const { data } = await slice.variable.read({ dims, window, signal });
-      parts.push({ data, width: window.width, spans });
+      const { data } = await slice.variable.read({ dims: sliceReadDims(slice.variable, slice.indices), window, signal });
+      const area = window.width * window.height;
+      parts.forEach((list, b) => list.push({ data: data.subarray(b * area, (b + 1) * area), width: window.width, spans }));
     }
   }
-  return summarise(parts, slice?.variable);
+  const each = parts.map((list) => summarise(list, slice?.variable));
+  // Histograms stay aligned with the bands: a multiband raster's empty band has one of zero counts.
+  const emptyHistogram = (): Histogram => ({ size: HISTOGRAM_SIZE, min: 0, max: 0, counts: new Array<number>(HISTOGRAM_SIZE).fill(0) });
+  return {
+    statistics: each.flatMap((e) => e.statistics),
+    histograms: bands > 1 ? each.map((e) => e.histograms[0] ?? emptyHistogram()) : each.flatMap((e) => e.histograms),
+  };
 }
 
 /**

@@ -131,6 +131,39 @@ export function renderRgba(
   return out;
 }
 
+/**
+ * Render three bands as red, green and blue (ArcGIS's RGB composite of three `bandIds`):
+ * each band stretched by `stretch` with its own statistics (the default: min-max over the
+ * band's range); a pixel nodata in any of the three is transparent.
+ * @throws RangeError when a band's length is not width × height.
+ * @example
+ * const rgba = renderRgb([slope, intercept, rmse], 256, 256, NaN, { type: "minMax" }, [s0, s1, s2]);
+ */
+export function renderRgb(
+  bands: readonly [PixelValues, PixelValues, PixelValues],
+  width: number,
+  height: number,
+  nodata: number | undefined,
+  stretch: StretchSpec,
+  statistics: readonly (StretchStatistics | undefined)[],
+): Uint8Array {
+  const n = width * height;
+  for (const b of bands) {
+    if (b.length !== n) throw new RangeError(`renderRgb: ${b.length} values for a ${width}x${height} image (expected ${n})`);
+  }
+  const channels = bands.map((b, i) => stretchToBytes(b, nodata, stretch, statistics[i]));
+  const out = new Uint8Array(n * 4);
+  const [r, g, b] = channels;
+  for (let i = 0, o = 0; i < n; i++, o += 4) {
+    if (!(r.valid[i] && g.valid[i] && b.valid[i])) continue;
+    out[o] = r.indices[i];
+    out[o + 1] = g.indices[i];
+    out[o + 2] = b.indices[i];
+    out[o + 3] = 255;
+  }
+  return out;
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* Parsing                                                                             */
 /* ---------------------------------------------------------------------------------- */

@@ -24,6 +24,8 @@ export interface WorkRequest {
     readonly target: string;
     readonly variables: readonly string[];
     readonly selections: Readonly<Record<string, DimensionSelection>>;
+    /** Names the file gives some dimensions (a trend raster's Band is `band`). */
+    readonly dimensionNames?: Readonly<Record<string, string>>;
   };
   /** Make a committed dataset of an uploaded file (unpacking a zipped Zarr store). */
   readonly storeUpload: {

@@ -67,9 +67,9 @@ const HANDLERS: Handlers = {
   async computeStatisticsHistograms({ path, params }) {
     return computeStatisticsHistograms((await cubeAt(path)).cube, caseInsensitive({ ...params }));
   },
-  async download({ source, target, variables, selections }) {
+  async download({ source, target, variables, selections, dimensionNames }) {
     const { cube } = await cubeAt(source);
-    await writeNetcdf4(cube, target, { variables, select: (v) => selections[v.name] });
+    await writeNetcdf4(cube, target, { variables, select: (v) => selections[v.name], ...(dimensionNames ? { dimensionNames } : {}) });
     return { bytes: await directorySize(target) };
   },
   async storeUpload({ dataDir, upload, fileName, maxBytes }) {
