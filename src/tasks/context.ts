@@ -7,7 +7,8 @@
  * and a warp when the output is not a window of the input grid) is stored with the job, and
  * `applyContext` turns it back into the cube the analysis reads.
  */
-import { type ResolvedCrs, crsDefinition, resolveCrs, sameCrs } from "../analysis/crs.js";
+import { type ResolvedCrs, crsDefinition, isGeographicDefinition, resolveCrs, sameCrs } from "../analysis/crs.js";
+import { type Seam, seamCube, seamFor, seamGrid } from "../analysis/seam.js";
 import {
   type Envelope,
   RESAMPLING_METHODS,
@@ -35,6 +36,12 @@ export interface WarpPlan {
 
 /** What task options keep of the context: the window the analysis reads, and the warp if any. */
 export interface ContextPlan {
+  /**
+   * The input's columns renumbered so that the extent is one run of them in its own longitude
+   * convention (rotated across the seam for a grid that goes round the earth): the window and
+   * the warp are of the grid so presented.
+   */
+  readonly seam?: Seam;
   /** Window of the input grid, or with a warp of the target grid (then the whole of it). */
   readonly window: Window;
   readonly warp?: WarpPlan;
@@ -96,14 +103,17 @@ export function parseContext(text: string | undefined, grid: Grid): ParsedContex
   return planContext(text === undefined || text.trim() === "" ? undefined : parseObject(text, P), grid);
 }
 
-function planContext(ctx: Record<string, unknown> | undefined, grid: Grid, cellSizeRaster?: Grid): ParsedContext {
+function planContext(ctx: Record<string, unknown> | undefined, input: Grid, cellSizeRaster?: Grid): ParsedContext {
+  let grid = input;
+  let seam: Seam | undefined;
   const whole = { x: 0, y: 0, width: grid.width, height: grid.height };
   const keep = (window: Window, warnings: string[], rest: Partial<ParsedContext> = {}): ParsedContext => ({
     window,
     grid: windowGrid(grid, window),
     resamplingMethod: "NEAREST",
-    plan: { window, ...(rest.parallelism ? { parallelism: rest.parallelism } : {}) },
+    plan: { ...(seam ? { seam } : {}), window, ...(rest.parallelism ? { parallelism: rest.parallelism } : {}) },
     warnings,
+    ...(seam ? { seam } : {}),
     ...rest,
   });
   if (ctx === undefined) return keep(whole, []);
@@ -127,6 +137,11 @@ function planContext(ctx: Record<string, unknown> | undefined, grid: Grid, cellS
   const reproject = outSR !== undefined && !sameCrs(grid.crs, outSR.crs);
   const cellSize = cellSizeFor(parseCellSizeRequest(ctx.cellSize), grid, reproject ? outSR.crs : undefined, cellSizeRaster);
   const extent = present(ctx.extent) ? envelopeIn(ctx.extent, reproject ? outSR : undefined, grid) : undefined;
+  if (extent && !reproject) {
+    const def = crsDefinition(grid.crs);
+    seam = seamFor(grid, extent, grid.crs.epsg === 4326 || (def !== undefined && isGeographicDefinition(def)));
+    if (seam) grid = seamGrid(grid, seam);
+  }
   const parallelism = parseParallelism(ctx.parallelProcessingFactor);
   const processor = ctx.processorType;
   if (processor !== undefined) {
@@ -148,7 +163,16 @@ function planContext(ctx: Record<string, unknown> | undefined, grid: Grid, cellS
     crs: target.crs,
     method: resamplingMethod,
   };
-  return { window, warp, grid: target, plan: { window, warp, ...(parallelism ? { parallelism } : {}) }, warnings, ...extra };
+  const seamed = seam ? { seam } : {};
+  return {
+    ...seamed,
+    window,
+    warp,
+    grid: target,
+    plan: { ...seamed, window, warp, ...(parallelism ? { parallelism } : {}) },
+    warnings,
+    ...extra,
+  };
 }
 
 /**
@@ -157,7 +181,8 @@ function planContext(ctx: Record<string, unknown> | undefined, grid: Grid, cellS
  * @example
  * const { cube, window } = applyContext(await openLocation(options.input), options);
  */
-export function applyContext(cube: Cube, plan: ContextPlan): { cube: Cube; window: Window } {
+export function applyContext(input: Cube, plan: ContextPlan): { cube: Cube; window: Window } {
+  const cube = plan.seam ? seamCube(input, plan.seam) : input;
   if (!plan.warp) return { cube, window: plan.window };
   const { width, height, transform, crs, method } = plan.warp;
   try {

@@ -61,9 +61,11 @@ describe("parseContext: plans", () => {
     assert.deepEqual(none.plan, { window: { x: 0, y: 0, width: 90, height: 45 } });
     assert.equal(none.warp, undefined);
     const clipped = parseContext('{"extent":{"xmin":-170,"ymin":-10,"xmax":-150,"ymax":10,"spatialReference":{"wkid":4326}}}', sst.grid);
-    // lon -170..-150 = 190..210 on the 19..379 grid: columns 42..47; lat 10..-10: rows 19..24
-    assert.deepEqual(clipped.plan, { window: { x: 42, y: 19, width: 6, height: 6 } });
-    assert.deepEqual([clipped.grid.width, clipped.grid.height, clipped.grid.transform[0]], [6, 6, 19 + 42 * 4]);
+    // lon -170..-150 = 190..210 on the 19..379 grid: columns 42..47, numbered as the extent
+    // numbers them (the grid presented from column 42, west edge -173); lat 10..-10: rows 19..24
+    assert.deepEqual(clipped.plan, { seam: { firstColumn: 42, originX: -173 }, window: { x: 0, y: 19, width: 6, height: 6 } });
+    assert.deepEqual([clipped.grid.width, clipped.grid.height, clipped.grid.transform[0]], [6, 6, -173]);
+    assert.deepEqual(Array.from(clipped.grid.x), [-171, -167, -163, -159, -155, -151]);
   });
 
   it("outSR in every form: wkid, {wkid, latestWkid}, a bare number, a string", () => {
@@ -163,7 +165,8 @@ describe("parseContext: plans", () => {
 
 describe("applyContext", () => {
   it("without a warp: the same cube and window", () => {
-    const plan = parseContext('{"extent":{"xmin":0,"ymin":0,"xmax":40,"ymax":40}}', sst.grid).plan;
+    // 20..60 is a run of the 19..379 grid's columns as they are numbered: no seam.
+    const plan = parseContext('{"extent":{"xmin":20,"ymin":0,"xmax":60,"ymax":40}}', sst.grid).plan;
     const applied = applyContext(sst, plan);
     assert.equal(applied.cube, sst);
     assert.deepEqual(applied.window, plan.window);
