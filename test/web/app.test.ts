@@ -258,7 +258,7 @@ describe("the Strata web app", { timeout: 150_000 }, () => {
     await shoot("12-compare");
   });
 
-  it("names a trend's bands on the slider", async () => {
+  it("chooses a trend's band by name (bandIds), with no Band slider", async () => {
     await page
       .getByRole("navigation", { name: "Views" })
       .getByRole("link", { name: /^Analysis/ })
@@ -268,12 +268,13 @@ describe("the Strata web app", { timeout: 150_000 }, () => {
       jobEntry(page, "GenerateTrendRaster", "uwnd_trend").getByRole("button", { name: "Open on map" }).click(),
     );
     assert.equal(await page.locator('.map-panel[data-side="left"]').getAttribute("data-service"), "uwnd_trend");
-    const slider = page.getByRole("slider", { name: /Band/ });
-    const shown = page.locator('output[for$="-Band"]').first();
-    assert.equal(await shown.innerText(), "Slope");
-    assert.equal(await slider.getAttribute("aria-valuetext"), "Slope");
-    await afterDrawing(page, map, () => slider.press("ArrowRight"));
-    assert.equal(await shown.innerText(), "Intercept");
+    const panel = page.locator('.map-panel[data-side="left"]');
+    assert.equal(await panel.getByRole("slider", { name: /Band/ }).count(), 0, "the bands are no dimension");
+    const band = panel.getByRole("combobox", { name: "Band" });
+    assert.equal(await band.locator("option:checked").innerText(), "Slope");
+    assert.equal(await band.getAttribute("data-bands"), "Slope,Intercept,RMSE");
+    await afterDrawing(page, map, () => band.selectOption({ label: "Intercept" }));
+    assert.equal(await band.locator("option:checked").innerText(), "Intercept");
     assert.equal(
       await page.locator('.map-panel[data-side="left"] .legend').getAttribute("data-ramp"),
       "viridis",

@@ -10,8 +10,16 @@ export const isAnomaly = (variable: Variable): boolean => Boolean(variable.attri
 
 export const trendOf = (variable: Variable): TrendAttribute | undefined => variable.attributes?.["strata:trend"];
 
-/** A slice position as people read it: a trend's Band by its name (Slope, …), else the value. */
-export function sliceLabel(variable: Variable, dimension: string, value: number): string {
-  const band = dimension === "Band" ? trendOf(variable)?.bands?.[value - 1] : undefined;
-  return band ?? formatValue(dimension, value);
+/** A slice position as people read it. */
+export function sliceLabel(_variable: Variable, dimension: string, value: number): string {
+  return formatValue(dimension, value);
+}
+
+/**
+ * The names of a variable's raster bands when it has several (a trend raster's Slope,
+ * Intercept, …, chosen with exportImage's bandIds), else none.
+ */
+export function bandsOf(variable: Variable): string[] {
+  const bands = trendOf(variable)?.bands ?? [];
+  return bands.length > 1 ? bands : [];
 }

@@ -95,7 +95,7 @@ export interface TrendAttribute {
   /** The dimension the trend was fitted along, e.g. "StdTime" (then Predict takes dates). */
   dimension: string;
   model: string;
-  /** The name of each position of the Band dimension, e.g. ["Slope", "Intercept", "RMSE"]. */
+  /** The names of the raster's bands, in band order (bandIds 0, 1, …), e.g. ["Slope", "Intercept", "RMSE"]. */
   bands?: string[];
 }
 

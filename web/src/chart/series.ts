@@ -11,7 +11,8 @@ export interface Series {
   y: (number | null)[];
 }
 
-export function seriesOf(answer: IdentifyAnswer, variable: Variable, shown: Readonly<Record<string, number>>): Series {
+/** The series of band `band` (0 unless a multiband trend raster's band is charted). */
+export function seriesOf(answer: IdentifyAnswer, variable: Variable, shown: Readonly<Record<string, number>>, band = 0): Series {
   const dims = variable.dimensions;
   const along = dims.find((d) => d.name === "StdTime") ?? dims.find((d) => d.values.length > 1) ?? dims[0];
   const dimension = along?.name ?? "slice";
@@ -21,7 +22,7 @@ export function seriesOf(answer: IdentifyAnswer, variable: Variable, shown: Read
     // Keep the slices at the shown value of every other dimension.
     const elsewhere = dims.some((d) => d !== along && at.has(d.name) && at.get(d.name) !== d.values[shown[d.name] ?? 0]);
     if (elsewhere) return;
-    const value = entry.value[0];
+    const value = entry.value[band];
     points.push([at.get(dimension) ?? i, typeof value === "number" && Number.isFinite(value) ? value : null]);
   });
   points.sort((a, b) => a[0] - b[0]);

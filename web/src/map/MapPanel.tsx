@@ -3,7 +3,7 @@
  * at a clicked point (or at the map's centre, for keyboard users).
  */
 import type View from "ol/View.js";
-import { sliceLabel } from "../api/strataAttributes.js";
+import { bandsOf, sliceLabel } from "../api/strataAttributes.js";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useApp } from "../app/context.js";
 import { useAsync } from "../app/useAsync.js";
@@ -24,6 +24,7 @@ export function MapPanel(props: { url: string; view: View; side: string; fit: bo
   const described = useAsync(props.url, () => describeService(api, props.url));
   const [variableName, setVariableName] = useState<string>();
   const [slice, setSlice] = useState<SliceIndex>({});
+  const [bandChoice, setBand] = useState(0);
   const [image, setImage] = useState<ImageState>("idle");
   const target = useRef<HTMLDivElement>(null);
   const ol = useRef<ServiceMap>();
@@ -32,8 +33,11 @@ export function MapPanel(props: { url: string; view: View; side: string; fit: bo
   const variable = variables.find((v) => v.name === variableName) ?? variables[0];
   const item = items.find((i) => i.url === props.url);
   const name = described.data?.info.name ?? props.url;
-  const rendering = variable && described.data ? renderingFor(variable, described.data.info) : undefined;
-  const { chart, marked, chartAt } = usePointSeries(api, props.url, variable, slice);
+  // A trend raster's bands (Slope, Intercept, …): one is drawn and charted at a time.
+  const bands = variable ? bandsOf(variable) : [];
+  const band = bands.length ? Math.min(bandChoice, bands.length - 1) : undefined;
+  const rendering = variable && described.data ? renderingFor(variable, described.data.info, band ?? 0) : undefined;
+  const { chart, marked, chartAt } = usePointSeries(api, props.url, variable, slice, band ?? 0);
   const chartRef = useRef(chartAt);
   chartRef.current = chartAt;
 
@@ -61,16 +65,18 @@ export function MapPanel(props: { url: string; view: View; side: string; fit: bo
 
   useEffect(() => {
     if (!variable || !rendering || !ol.current) return;
-    ol.current.source.updateParams(sliceParams(variable, slice, rendering, session.token));
+    ol.current.source.updateParams(sliceParams(variable, slice, rendering, session.token, band));
     ol.current.showData();
-  }, [variable, slice, rendering?.ramp, rendering?.min, rendering?.max, session.token]);
+  }, [variable, slice, band, rendering?.ramp, rendering?.min, rendering?.max, session.token]);
 
   useEffect(() => ol.current?.mark(marked), [marked]);
 
-  const heldText = variable?.dimensions
-    .filter((d) => d.name !== chart.series?.dimension && d.values.length > 1)
-    .map((d) => `${d.name} ${sliceLabel(variable, d.name, d.values[slice[d.name] ?? 0])}`)
-    .join(", ");
+  const heldText = [
+    ...(band !== undefined ? [bands[band]] : []),
+    ...(variable?.dimensions ?? [])
+      .filter((d) => d.name !== chart.series?.dimension && d.values.length > 1)
+      .map((d) => `${d.name} ${sliceLabel(variable!, d.name, d.values[slice[d.name] ?? 0])}`),
+  ].join(", ");
   const id = `map-${props.side}`;
   return (
     <section class="map-panel card" aria-labelledby={`${id}-title`} data-side={props.side} data-service={name}>
@@ -104,6 +110,7 @@ export function MapPanel(props: { url: string; view: View; side: string; fit: bo
               onChange={(e) => {
                 setVariableName(e.currentTarget.value);
                 setSlice({});
+                setBand(0);
               }}
             >
               {variables.map((v) => (
@@ -115,8 +122,26 @@ export function MapPanel(props: { url: string; view: View; side: string; fit: bo
             </select>
           </label>
         )}
+        {band !== undefined && (
+          <label>
+            Band
+            <select value={band} data-bands={bands.join(",")} onChange={(e) => setBand(Number(e.currentTarget.value))}>
+              {bands.map((b, i) => (
+                <option key={b} value={i}>
+                  {b}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         {variable && <SliceControls idPrefix={id} variable={variable} slice={slice} onChange={setSlice} />}
-        {variable && rendering && <Legend rendering={rendering} variable={variable.name} unit={variable.unit} />}
+        {variable && rendering && (
+          <Legend
+            rendering={rendering}
+            variable={band !== undefined ? `${variable.name} ${bands[band]}` : variable.name}
+            unit={variable.unit}
+          />
+        )}
         <p class="muted" aria-live="polite">
           {image === "loading" ? "Drawing…" : image === "error" ? "The image could not be drawn." : ""}
         </p>

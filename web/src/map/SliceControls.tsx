@@ -1,7 +1,7 @@
 /**
  * Which slice is shown: a slider per dimension (arrow keys, Home/End, Page Up/Down work as on
  * any range input) and play/pause through the first one that varies (time when there is time).
- * A trend's Band positions are shown by their names (Slope, Intercept, …).
+ * A trend raster's bands are no dimension: MapPanel chooses them (bandIds).
  */
 import { useEffect, useState } from "preact/hooks";
 import { sliceLabel } from "../api/strataAttributes.js";

@@ -1,7 +1,7 @@
 /**
  * The image service drawn by OpenLayers' ImageArcGISRest (exportImage in EPSG:3857): the
  * chosen slice as `time` (StdTime) and a mosaicRule (the variable and any other dimension),
- * with the legend's renderingRule and the token.
+ * with the legend's renderingRule and the token; a multiband (trend) raster's band as `bandIds`.
  */
 import ImageLayer from "ol/layer/Image.js";
 import ImageArcGISRest from "ol/source/ImageArcGISRest.js";
@@ -12,9 +12,17 @@ import { type Rendering, renderingRule } from "./rendering.js";
 /** The slice shown: an index into each dimension's values. */
 export type SliceIndex = Readonly<Record<string, number>>;
 
-export function sliceParams(variable: Variable, slice: SliceIndex, rendering: Rendering, token: string): Record<string, string | number> {
+export function sliceParams(
+  variable: Variable,
+  slice: SliceIndex,
+  rendering: Rendering,
+  token: string,
+  band?: number,
+): Record<string, string | number> {
   const definition: { variableName: string; dimensionName?: string; values?: number[] }[] = [];
   const params: Record<string, string | number> = { format: "png32", renderingRule: renderingRule(rendering), token };
+  // Always sent, so a band chosen once does not linger in the source's params for another variable.
+  params.bandIds = band === undefined ? "" : String(band);
   for (const d of variable.dimensions) {
     const value = d.values[slice[d.name] ?? 0];
     if (isTime(d.name)) params.time = value;

@@ -13,13 +13,14 @@ export interface Rendering {
   max: number;
 }
 
-export function renderingFor(variable: Variable, info: ServiceInfo): Rendering {
-  const stats = variable.statistics?.[0];
-  // Root statistics describe the first variable only.
+/** The rendering of `band` (0 unless a multiband trend raster's band is chosen): its own range. */
+export function renderingFor(variable: Variable, info: ServiceInfo, band = 0): Rendering {
+  const stats = variable.statistics?.[band];
+  // Root statistics describe the first variable only (one entry per band).
   const first = info.variableNames?.[0] ?? info.bandNames?.[0];
   const fromRoot = first === undefined || first === variable.name;
-  const min = stats?.min ?? (fromRoot ? info.minValues?.[0] : undefined) ?? 0;
-  const max = stats?.max ?? (fromRoot ? info.maxValues?.[0] : undefined) ?? 1;
+  const min = stats?.min ?? (fromRoot ? info.minValues?.[band] : undefined) ?? 0;
+  const max = stats?.max ?? (fromRoot ? info.maxValues?.[band] : undefined) ?? 1;
   if (isAnomaly(variable)) {
     const m = Math.max(Math.abs(min), Math.abs(max));
     return { ramp: "RdBu_r", min: -m, max: m };
