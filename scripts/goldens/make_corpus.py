@@ -34,6 +34,9 @@ a few NaN cells. Files in test/fixtures/corpus/:
   gdal_bands.nc     `gdal_translate -of netCDF plain_stack.tif` (one 2-D variable per band,
                     Band1..Band40, and a `crs` grid mapping)
 
+test/golden/corpus/wkt2.json: `gdalsrsinfo -o wkt2_2019 EPSG:<code>` of the systems Strata
+spells in WKT2 (io/wkt2.ts), without the optional USAGE.
+
 test/golden/corpus/corpus.json, one entry per file:
   refused: true when Strata must refuse it (then `because`, a regular expression the
            message must match)
@@ -46,6 +49,7 @@ test/golden/corpus/corpus.json, one entry per file:
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -235,6 +239,18 @@ corpus = [
 with open(os.path.join(GOLD, "corpus.json"), "w") as f:
     json.dump(corpus, f, separators=(",", ":"))
     f.write("\n")
+
+# ---- WKT2 of the systems Strata writes, as GDAL spells them (USAGE, which is optional, dropped) ----
+wkt2 = {}
+for code in [4326, 3857, 32601, 32633, 32660, 32733]:
+    text = subprocess.run(
+        ["gdalsrsinfo", "-o", "wkt2_2019", "--single-line", f"EPSG:{code}"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    wkt2[str(code)] = re.sub(r",USAGE\[.*\]\],ID", ",ID", text)
+with open(os.path.join(GOLD, "wkt2.json"), "w") as f:
+    json.dump(wkt2, f, indent=1)
+    f.write("\n")
+
 for name in sorted(os.listdir(OUT)):
     print(f"{name}: {os.path.getsize(path(name))} bytes", file=sys.stderr)
 print(f"corpus.json: {os.path.getsize(os.path.join(GOLD, 'corpus.json'))} bytes", file=sys.stderr)
