@@ -23,6 +23,7 @@ import {
 } from "./cfAttributes.js";
 import { type ChunkWriter, openChunkWriter } from "./zarrChunks.js";
 import { useFastZstd } from "./zstdCodec.js";
+import { wkt2Of } from "./wkt2.js";
 
 useFastZstd();
 
@@ -211,7 +212,7 @@ function geoAttributes(grid: Grid, yName: string, xName: string): Record<string,
   const [t0, t1, t2, t3, t4, t5] = grid.transform;
   return {
     ...(grid.crs.epsg !== undefined ? { "proj:code": `EPSG:${grid.crs.epsg}` } : {}),
-    ...(grid.crs.wkt ? { "proj:wkt2": grid.crs.wkt } : {}),
+    ...(wkt2Of(grid.crs) ? { "proj:wkt2": wkt2Of(grid.crs) } : {}),
     "spatial:dimensions": [yName, xName],
     "spatial:transform": [t1, t2, t0, t4, t5, t3],
     "spatial:shape": [grid.height, grid.width],
