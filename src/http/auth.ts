@@ -1,6 +1,6 @@
 /**
  * Who is calling: a token from `token=`, `Authorization: Bearer` or
- * `X-Esri-Authorization: Bearer` (SPEC §12). A bad token is 498 even where anonymous access
+ * `X-Esri-Authorization: Bearer` (SPEC §12), else the services directory's sign-in cookie. A bad token is 498 even where anonymous access
  * would do, so a client learns its token expired instead of silently seeing less.
  */
 import type { FastifyRequest } from "fastify";
@@ -8,6 +8,7 @@ import type { Viewer } from "../portal/access.js";
 import { AuthError } from "../portal/errors.js";
 import { resolveToken } from "../portal/tokens.js";
 import type { MetadataDb } from "../store/metadataDb.js";
+import { sessionToken } from "./directorySession.js";
 import { requestParams } from "./params.js";
 
 export function tokenOf(request: FastifyRequest): string | undefined {
@@ -18,7 +19,8 @@ export function tokenOf(request: FastifyRequest): string | undefined {
     const m = typeof v === "string" ? v.match(/^Bearer\s+(\S+)$/i) : undefined;
     if (m) return m[1];
   }
-  return undefined;
+  // A browser signed in to the services directory (directorySession.ts), from its own pages.
+  return sessionToken(request);
 }
 
 /**

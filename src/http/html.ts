@@ -4,6 +4,7 @@
  * resource takes input (a task's submit form, generateToken). Everything is escaped.
  */
 import type { FastifyRequest } from "fastify";
+import { basePathOf, sessionCookie } from "./directorySession.js";
 import type { ErrorBody } from "./errors.js";
 
 export interface HtmlRow {
@@ -44,7 +45,7 @@ export function escapeHtml(text: unknown): string {
 }
 
 const STYLE = `body{font-family:system-ui,sans-serif;margin:0;color:#222}header{background:#1a3a5c;color:#fff;padding:.6em 1em}
-header a{color:#fff}main{padding:1em;max-width:70em}nav{font-size:.9em;margin-bottom:1em}table{border-collapse:collapse}
+header a{color:#fff}header span{float:right}main{padding:1em;max-width:70em}nav{font-size:.9em;margin-bottom:1em}table{border-collapse:collapse}
 td{padding:.2em .8em .2em 0;vertical-align:top}td:first-child{font-weight:600;white-space:nowrap}pre{background:#f4f4f4;padding:.8em;overflow:auto}
 label{display:block;font-weight:600;margin-top:.6em}input,select,textarea{width:100%;max-width:40em;font:inherit}small{color:#555}
 .error{border-left:4px solid #b00;padding:.4em .8em;background:#fee}`;
@@ -55,7 +56,7 @@ export function renderPage(page: HtmlPage, request: FastifyRequest): string {
   const jsonHref = withFormat(request.url, "pjson");
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(page.title)}</title><style>${STYLE}</style></head><body>
-<header><strong>Strata REST Services Directory</strong></header><main>
+<header><strong>Strata REST Services Directory</strong>${signInLink(request)}</header><main>
 ${crumbs ? `<nav aria-label="breadcrumbs">${crumbs}</nav>` : ""}
 <h1>${escapeHtml(page.title)}</h1>
 <p><a href="${escapeHtml(jsonHref)}">JSON</a></p>
@@ -65,11 +66,29 @@ ${page.json !== undefined ? `<h2>JSON</h2><pre>${escapeHtml(JSON.stringify(page.
 </main></body></html>`;
 }
 
+/** Top right of every page: sign in (back to this page), or who may sign out. */
+function signInLink(request: FastifyRequest): string {
+  const base = basePathOf(request.url);
+  if (sessionCookie(request)) return `<span><a href="${escapeHtml(`${base}/rest/logout`)}">Sign out</a></span>`;
+  return `<span><a href="${escapeHtml(signInHref(request))}">Sign in</a></span>`;
+}
+
+/** The sign-in page, coming back to the page asked for. */
+export function signInHref(request: FastifyRequest): string {
+  const u = new URL(request.url, "http://x");
+  for (const name of [...u.searchParams.keys()]) if (name.toLowerCase() === "token") u.searchParams.delete(name);
+  u.searchParams.set("f", "html");
+  const back = `${u.pathname}${u.search}`;
+  return `${basePathOf(request.url)}/rest/login?redirect=${encodeURIComponent(back)}`;
+}
+
 export function errorPage(error: ErrorBody, request: FastifyRequest): string {
+  const signIn =
+    error.code === 498 || error.code === 499 ? [{ label: "Sign in", value: "Sign in to see this page", href: signInHref(request) }] : [];
   return renderPage(
     {
       title: `Error ${error.code}`,
-      rows: [{ label: "Message", value: error.message }, ...error.details.map((d) => ({ label: "Detail", value: d }))],
+      rows: [{ label: "Message", value: error.message }, ...error.details.map((d) => ({ label: "Detail", value: d })), ...signIn],
     },
     request,
   ).replace("<table>", '<table class="error" role="alert">');
