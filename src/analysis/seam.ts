@@ -95,9 +95,11 @@ export function seamCube(cube: Cube, seam: Seam): Cube {
       const start = (seam.firstColumn + w.x) % width;
       const first = Math.min(w.width, width - start);
       if (first === w.width) return v.read({ ...sel, window: { ...w, x: start } });
+      // Each half gets arrays of its own: a caller's `into` is the size of the whole window.
+      const { into: _whole, ...rest } = sel;
       const [a, b] = await Promise.all([
-        v.read({ ...sel, window: { ...w, x: start, width: first } }),
-        v.read({ ...sel, window: { ...w, x: 0, width: w.width - first } }),
+        v.read({ ...rest, window: { ...w, x: start, width: first } }),
+        v.read({ ...rest, window: { ...w, x: 0, width: w.width - first } }),
       ]);
       return { data: joinColumns(a, b, first, w), shape: [...a.shape.slice(0, -1), w.width] };
     },

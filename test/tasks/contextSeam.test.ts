@@ -119,6 +119,12 @@ describe("context.extent selects the same ground whatever the grid's longitude c
         [-20, -10, 0, 10].map((lon) => ground(lon, -40, 1)),
       );
       await assert.rejects(view.variables[0].read({ window: { x: 30, y: 0, width: 7, height: 1 } }), RangeError);
+      // A caller's array for the whole window is not handed to the halves.
+      const into = new Float64Array(2 * 3 * 4).fill(-1);
+      const whole = await view.variables[0].read({ window: { x: 0, y: 0, width: 4, height: 3 }, into });
+      const lons = [-30, -20, -10, 0];
+      const want = [0, 1].flatMap((d) => LATS.flatMap((lat) => lons.map((lon) => ground(lon, lat, d))));
+      assert.deepEqual(Array.from(whole.data), want);
     } finally {
       await view.close();
     }
