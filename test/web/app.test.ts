@@ -273,7 +273,9 @@ describe("the Strata web app", { timeout: 150_000 }, () => {
     const band = panel.getByRole("combobox", { name: "Band" });
     assert.equal(await band.locator("option:checked").innerText(), "Slope");
     assert.equal(await band.getAttribute("data-bands"), "Slope,Intercept,RMSE");
-    await afterDrawing(page, map, () => band.selectOption({ label: "Intercept" }));
+    await afterDrawing(page, map, async () => {
+      await band.selectOption({ label: "Intercept" });
+    });
     assert.equal(await band.locator("option:checked").innerText(), "Intercept");
     assert.equal(
       await page.locator('.map-panel[data-side="left"] .legend').getAttribute("data-ramp"),
