@@ -1,9 +1,10 @@
 /**
  * Streaming statistics of a variable's valid values (min, max, mean, population standard
- * deviation, count), accumulated block by block while an output is written, so image
- * services can answer them without reading the data again.
+ * deviation, count, and a histogram), accumulated block by block while an output is written,
+ * so image services can answer them without reading the data again.
  */
 import type { TypedArray } from "../cube/types.js";
+import { type FineHistogram, HistogramAccumulator } from "./histogram.js";
 
 export interface Statistics {
   readonly min: number;
@@ -11,6 +12,8 @@ export interface Statistics {
   readonly mean: number;
   readonly stddev: number;
   readonly count: number;
+  /** The values' histogram (analysis/histogram.ts), where it was kept. */
+  readonly histogram?: FineHistogram;
 }
 
 export interface StatisticsAccumulator {
@@ -20,11 +23,13 @@ export interface StatisticsAccumulator {
 
 /**
  * Per block, sums shifted by the running mean; blocks merged by Chan et al.'s formula,
- * stable for long series.
+ * stable for long series. The histogram is kept unless `histogram` is false (a renderer's
+ * statistics of what it draws need none).
  * @example
  * const acc = statisticsAccumulator(); acc.add(slab.data, v.nodata); acc.result();
  */
-export function statisticsAccumulator(): StatisticsAccumulator {
+export function statisticsAccumulator(options: { histogram?: boolean } = {}): StatisticsAccumulator {
+  const histogram = options.histogram === false ? undefined : new HistogramAccumulator();
   let n = 0;
   let mean = 0;
   let m2 = 0;
@@ -42,6 +47,7 @@ export function statisticsAccumulator(): StatisticsAccumulator {
       if (lo < min) min = lo;
       if (hi > max) max = hi;
       if (bn === 0) return;
+      histogram?.add(data, nd, lo, hi);
       // Chan's merge of the block into the running moments.
       const bmean = k + s1 / bn;
       const bm2 = Math.max(0, s2 - (s1 * s1) / bn);
@@ -52,7 +58,9 @@ export function statisticsAccumulator(): StatisticsAccumulator {
       n = total;
     },
     result() {
-      return n === 0 ? undefined : { min, max, mean, stddev: Math.sqrt(m2 / n), count: n };
+      if (n === 0) return undefined;
+      const counts = histogram?.result();
+      return { min, max, mean, stddev: Math.sqrt(m2 / n), count: n, ...(counts ? { histogram: counts } : {}) };
     },
   };
 }
@@ -106,8 +114,13 @@ export function mergeStatistics(parts: readonly (Statistics | undefined)[]): Sta
   let m2 = 0;
   let min = Infinity;
   let max = -Infinity;
+  // A histogram for the union only when every part with values has one.
+  const histogram: HistogramAccumulator | undefined = parts.every((p) => !p || p.count === 0 || p.histogram)
+    ? new HistogramAccumulator()
+    : undefined;
   for (const p of parts) {
     if (!p || p.count === 0) continue;
+    histogram?.merge(p.histogram);
     const total = n + p.count;
     const delta = p.mean - mean;
     m2 += p.stddev * p.stddev * p.count + (delta * delta * n * p.count) / total;
@@ -116,5 +129,7 @@ export function mergeStatistics(parts: readonly (Statistics | undefined)[]): Sta
     if (p.min < min) min = p.min;
     if (p.max > max) max = p.max;
   }
-  return n === 0 ? undefined : { min, max, mean, stddev: Math.sqrt(m2 / n), count: n };
+  if (n === 0) return undefined;
+  const counts = histogram?.result();
+  return { min, max, mean, stddev: Math.sqrt(m2 / n), count: n, ...(counts ? { histogram: counts } : {}) };
 }

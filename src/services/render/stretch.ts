@@ -213,7 +213,7 @@ function rankValue(values: PixelValues, nodata: number | undefined, counts: Uint
  * computeStatistics(new Float32Array([1, 2, 3]), undefined); // { min: 1, max: 3, mean: 2, stddev: 0.816... }
  */
 export function computeStatistics(values: PixelValues, nodata: number | undefined): StretchStatistics {
-  const acc = statisticsAccumulator();
+  const acc = statisticsAccumulator({ histogram: false });
   acc.add(ArrayBuffer.isView(values) ? (values as TypedArray) : Float64Array.from(values), nodata);
   return acc.result() ?? { min: 0, max: 0, mean: 0, stddev: 0 };
 }

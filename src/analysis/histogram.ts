@@ -1,0 +1,173 @@
+/**
+ * A histogram accumulated while an output is written, before its range is known: counts in
+ * bins of a power-of-two width, [j·2^e, (j+1)·2^e), at most FINE_BINS consecutive ones. When a
+ * block reaches beyond them the width doubles (pairs of bins merge, exactly, since the bins of
+ * each width nest in the next). Accumulators of shares of the values merge exactly too, and
+ * in any order give what one accumulator given every value gives: the width is always the
+ * narrowest that holds every value seen in FINE_BINS bins, starting from a block's own.
+ * Services draw the usual 256 bins over [min, max] from it (`histogramBins`); each value then
+ * lands at most 1/8 of a bin from where an exact second pass would put it.
+ */
+import type { TypedArray } from "../cube/types.js";
+
+/** Counts of values in [j·2^exponent, (j+1)·2^exponent) for j = first, first + 1, … */
+export interface FineHistogram {
+  readonly exponent: number;
+  readonly first: number;
+  readonly counts: readonly number[];
+}
+
+/** Bins kept at most: the 256 bins drawn from them are each at least 8 of them wide, less 2. */
+export const FINE_BINS = 4096;
+
+export class HistogramAccumulator {
+  private exponent = NaN;
+  private first = 0;
+  /** Index after the last bin counted in (relative to `first`), 0 while empty. */
+  private used = 0;
+  private counts = new Float64Array(FINE_BINS);
+
+  /**
+   * Count the values of `data` that are neither NaN nor `nodata`; `lo` and `hi` are their
+   * minimum and maximum (the caller has them from its own pass), nothing when there are none.
+   * @example
+   * h.add(block, NaN, 271.2, 305.9);
+   */
+  add(data: TypedArray, nodata: number, lo: number, hi: number): void {
+    if (!(lo <= hi)) return;
+    if (Number.isNaN(this.exponent)) this.exponent = narrowestExponent(lo, hi);
+    this.cover(lo, hi);
+    binValues(data, nodata, 2 ** -this.exponent, this.first, this.counts);
+    const top = Math.floor(hi * 2 ** -this.exponent) - this.first + 1;
+    if (top > this.used) this.used = top;
+  }
+
+  /** Add the counts of another accumulator's result. */
+  merge(other: FineHistogram | undefined): void {
+    if (!other || other.counts.length === 0) return;
+    let { exponent, first } = other;
+    let counts: Float64Array = Float64Array.from(other.counts);
+    if (Number.isNaN(this.exponent)) this.exponent = exponent;
+    // Both at the wider width, then wider still until both fit in one window.
+    for (;;) {
+      while (this.exponent < exponent) this.coarsen();
+      while (exponent < this.exponent) {
+        ({ first, counts } = coarsened(first, counts));
+        exponent++;
+      }
+      const empty = this.used === 0;
+      const a = empty ? first : Math.min(first, this.first);
+      const b = empty ? first + counts.length - 1 : Math.max(first + counts.length - 1, this.first + this.used - 1);
+      if (b - a + 1 <= FINE_BINS) {
+        if (empty) this.first = a;
+        else if (a < this.first) this.shift(a);
+        break;
+      }
+      this.coarsen();
+    }
+    for (let i = 0; i < counts.length; i++) this.counts[first + i - this.first] += counts[i];
+    this.used = Math.max(this.used, first + counts.length - this.first);
+  }
+
+  /** The counts from the first bin counted in to the last; undefined when nothing was counted. */
+  result(): FineHistogram | undefined {
+    let a = 0;
+    let b = this.used;
+    while (a < b && this.counts[a] === 0) a++;
+    while (b > a && this.counts[b - 1] === 0) b--;
+    if (a === b) return undefined;
+    return { exponent: this.exponent, first: this.first + a, counts: Array.from(this.counts.subarray(a, b)) };
+  }
+
+  /** Widen the bins until [lo, hi] and what is counted fit in FINE_BINS of them, then place the window. */
+  private cover(lo: number, hi: number): void {
+    for (;;) {
+      const s = 2 ** -this.exponent;
+      const empty = this.used === 0;
+      const a = Math.min(Math.floor(lo * s), empty ? Infinity : this.first);
+      const b = Math.max(Math.floor(hi * s), empty ? -Infinity : this.first + this.used - 1);
+      if (b - a + 1 <= FINE_BINS) {
+        if (empty) this.first = a;
+        else if (a < this.first || b >= this.first + FINE_BINS) this.shift(a);
+        return;
+      }
+      this.coarsen();
+    }
+  }
+
+  /** Move the window to start at bin `first`. */
+  private shift(first: number): void {
+    const moved = new Float64Array(FINE_BINS);
+    moved.set(this.counts.subarray(0, this.used), this.first - first);
+    this.used += this.first - first;
+    this.first = first;
+    this.counts = moved;
+  }
+
+  private coarsen(): void {
+    const { first, counts } = coarsened(this.first, this.counts.subarray(0, this.used));
+    this.exponent++;
+    this.first = first;
+    this.used = counts.length;
+    this.counts = new Float64Array(FINE_BINS);
+    this.counts.set(counts);
+  }
+}
+
+/** The same counts in bins twice as wide. */
+function coarsened(first: number, counts: Float64Array): { first: number; counts: Float64Array } {
+  const half = Math.floor(first / 2);
+  const out = new Float64Array(Math.floor((first + counts.length - 1) / 2) - half + 1);
+  for (let i = 0; i < counts.length; i++) out[Math.floor((first + i) / 2) - half] += counts[i];
+  return { first: half, counts: out };
+}
+
+/** The narrowest power-of-two width whose bins hold [lo, hi] in FINE_BINS; for one value, bins a millionth of it. */
+function narrowestExponent(lo: number, hi: number): number {
+  const span = hi - lo;
+  const scale = span > 0 ? span / (FINE_BINS - 2) : Math.max(Math.abs(lo), Number.MIN_VALUE) * 2 ** -20;
+  let e = Math.max(-1074, Math.floor(Math.log2(scale)));
+  while (Math.floor(hi * 2 ** -e) - Math.floor(lo * 2 ** -e) + 1 > FINE_BINS) e++;
+  return e;
+}
+
+/**
+ * The per-value loop: each valid value's bin counted, in int32 slots (an integer increment is
+ * cheaper than a float64 one when neighbouring values share a bin), added to `counts` after.
+ * Kept apart so it stays monomorphic and unboxed. x·scale is exact (a power of two), and the
+ * bin is found by truncating its distance from the window's first bin, never negative.
+ */
+function binValues(data: TypedArray, nodata: number, scale: number, first: number, counts: Float64Array): void {
+  const tally = TALLY;
+  const origin = +first;
+  for (let i = 0; i < data.length; i++) {
+    const x = data[i];
+    if (x !== x || x === nodata) continue;
+    tally[(x * scale - origin) | 0]++;
+  }
+  for (let j = 0; j < FINE_BINS; j++) {
+    counts[j] += tally[j];
+    tally[j] = 0;
+  }
+}
+
+/** The per-block tallies (one thread bins one block at a time). */
+const TALLY = new Int32Array(FINE_BINS);
+
+/**
+ * `size` bins over [min, max] (ArcGIS's image-service histogram): each fine bin's count goes
+ * to the bin holding its centre (clamped into the range); with min = max, all in the first.
+ * @example
+ * histogramBins(stats.histogram, stats.min, stats.max); // 256 counts
+ */
+export function histogramBins(h: FineHistogram, min: number, max: number, size = 256): number[] {
+  const out = new Array<number>(size).fill(0);
+  const w = 2 ** h.exponent;
+  const width = (max - min) / size;
+  h.counts.forEach((c, i) => {
+    if (c === 0) return;
+    const centre = Math.min(max, Math.max(min, (h.first + i + 0.5) * w));
+    out[width > 0 ? Math.min(size - 1, Math.floor((centre - min) / width)) : 0] += c;
+  });
+  return out;
+}
