@@ -15,7 +15,8 @@ export const WEB_STAMP = join(ROOT, "web", "dist", "index.html");
 
 /** What each build reads: any of these newer than the build's stamp makes it stale. */
 const SERVER_INPUTS = ["src", "tsconfig.json", "tsconfig.build.json"];
-const WEB_INPUTS = ["web/src", "web/index.html", "web/vite.config.ts", "web/tsconfig.json", "package-lock.json"];
+// Not package-lock.json: npm rewrites it (npm prune does), which would make a production install look stale.
+const WEB_INPUTS = ["web/src", "web/index.html", "web/vite.config.ts", "web/tsconfig.json"];
 
 /**
  * The newest modification time under a file or directory (directories count too, so a
