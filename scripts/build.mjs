@@ -49,8 +49,10 @@ function build(name, state, pkg, bin, scriptArgs, after) {
   const script = tool(pkg, bin);
   if (!script) {
     const what = `${name === "server" ? "dist/" : "web/dist/"} is ${state} and ${pkg} is not installed (a production install)`;
-    if (state === "stale" || optional)
-      return console.error(`build: ${what}; using what is there. Build before pruning: see docs/operations.md`);
+    if (state === "stale" || optional) {
+      const then = state === "stale" ? "using what is there" : "not built";
+      return console.error(`build: ${what}; ${then}. Build before pruning: see docs/operations.md`);
+    }
     fail(`${what}. Build with the development dependencies first (npm ci && npm run build), then npm prune --omit=dev.`);
   }
   console.error(`build: ${name} (${state})...`);
