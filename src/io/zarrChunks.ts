@@ -38,7 +38,8 @@ interface ArrayMetadata {
 
 /**
  * A direct writer for the array at `arrayDir` when it is encoded as `codecs` (bytes
- * little-endian, zstd) on a little-endian machine with the default "/" chunk keys; else undefined.
+ * little-endian, zstd) on a little-endian machine with "/"-separated chunk keys (v3's default
+ * "c/0/0/0" or v2's "0/0/0"); else undefined.
  * @example
  * const direct = await openChunkWriter("/data/x.zarr/tas", CODECS);
  * if (!(await direct?.tryWrite([0, 0, 0], slab))) await zarr.set(...);
@@ -46,7 +47,7 @@ interface ArrayMetadata {
 export async function openChunkWriter(arrayDir: string, codecs: readonly object[]): Promise<ChunkWriter | undefined> {
   const meta = JSON.parse(await readFile(join(arrayDir, "zarr.json"), "utf8")) as ArrayMetadata;
   const dtype = ZARR_NUMERIC_DTYPES[meta.data_type];
-  const keys = meta.chunk_key_encoding;
+  const prefix = chunkDirectory(meta.chunk_key_encoding);
   const [bytes, zstd] = meta.codecs;
   if (
     !dtype ||
@@ -54,8 +55,7 @@ export async function openChunkWriter(arrayDir: string, codecs: readonly object[
     JSON.stringify(meta.codecs) !== JSON.stringify(codecs) ||
     bytes?.name !== "bytes" ||
     zstd?.name !== "zstd" ||
-    keys.name !== "default" ||
-    (keys.configuration?.separator ?? "/") !== "/" ||
+    !prefix ||
     meta.shape.length === 0
   )
     return undefined;
@@ -84,7 +84,7 @@ export async function openChunkWriter(arrayDir: string, codecs: readonly object[
         const from = at.map((i, d) => i * chunk[d]);
         const extent = from.map((f, d) => Math.min(chunk[d], count[d] - f));
         const coords = at.map((i, d) => start[d] / chunk[d] + i);
-        const dir = join(arrayDir, "c", ...coords.slice(0, -1).map(String));
+        const dir = join(arrayDir, ...prefix, ...coords.slice(0, -1).map(String));
         if (!made.has(dir)) {
           await mkdir(dir, { recursive: true });
           made.add(dir);
@@ -106,6 +106,17 @@ export async function openChunkWriter(arrayDir: string, codecs: readonly object[
       if (failure) throw failure;
     },
   };
+}
+
+/**
+ * The path parts before a chunk's indices under the "/" separator: "c" for v3's default
+ * keys ("c/0/0/0"), none for v2 keys ("0/0/0", which Strata writes so Zarr v2 metadata can
+ * name the same chunks); undefined for any other encoding, left to zarrita.
+ */
+function chunkDirectory(keys: ArrayMetadata["chunk_key_encoding"]): string[] | undefined {
+  if (keys.name === "default" && (keys.configuration?.separator ?? "/") === "/") return ["c"];
+  if (keys.name === "v2" && (keys.configuration?.separator ?? ".") === "/") return [];
+  return undefined;
 }
 
 /** Copy the block's region at `from` of `extent` into the chunk buffer (both C order), row by row. */

@@ -6,7 +6,7 @@
  * type, are refused untouched.
  */
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -26,11 +26,25 @@ before(async () => {
 });
 after(() => rm(dir, { recursive: true, force: true }));
 
-/** Two arrays of the same shape: one written by zarrita, one directly. */
-async function pair(name: string, shape: number[], chunkShape: number[], dtype: "float32" | "int16" = "float32") {
+type Keys = { name: "default" | "v2"; configuration: { separator: "/" | "." } };
+
+/** Two arrays of the same shape: one written by zarrita, one directly; chunk keys as `keys` says (zarrita's default otherwise). */
+async function pair(name: string, shape: number[], chunkShape: number[], dtype: "float32" | "int16" = "float32", keys?: Keys) {
   const root = await zarr.create(new FileSystemStore(join(dir, name)));
-  const make = (key: string) =>
-    zarr.create(root.resolve(key), { shape, chunkShape, dtype, codecs: CODECS, fillValue: (dtype === "float32" ? NaN : -1) as never });
+  const make = async (key: string) => {
+    const arr = await zarr.create(root.resolve(key), {
+      shape,
+      chunkShape,
+      dtype,
+      codecs: CODECS,
+      fillValue: (dtype === "float32" ? NaN : -1) as never,
+    });
+    if (!keys) return arr;
+    // zarrita creates only default keys: rewrite the metadata, as Strata's writer writes its own.
+    const file = join(dir, name, key, "zarr.json");
+    await writeFile(file, JSON.stringify({ ...JSON.parse(await readFile(file, "utf8")), chunk_key_encoding: keys }));
+    return zarr.open.v3(root.resolve(key), { kind: "array" });
+  };
   return { viaZarrita: await make("a"), direct: await make("b"), path: join(dir, name) };
 }
 
@@ -80,6 +94,24 @@ describe("whole chunks written directly", () => {
     }
   });
 
+  it("with v2 chunk keys (\"0/0/0\", Strata's outputs since v2 metadata sits beside v3) write zarrita's files under those keys", async () => {
+    const shape = [3, 5, 6];
+    const { viaZarrita, direct, path } = await pair("v2keys", shape, [1, 2, 4], "float32", {
+      name: "v2",
+      configuration: { separator: "/" },
+    });
+    const data = Float32Array.from({ length: 90 }, (_, i) => i - 40);
+    await zarr.set(viaZarrita, null, { data, shape, stride: strides(shape) });
+    const writer = (await openChunkWriter(join(path, "b"), CODECS))!;
+    assert.equal(await writer.tryWrite([0, 0, 0], { data, shape }), true);
+    await writer.flush();
+    const [a, b] = [await files(join(path, "a")), await files(join(path, "b"))];
+    assert.ok(a.has("/2/2/1") && !a.has("/c/2/2/1"), "zarrita's v2 keys have no c/ prefix");
+    assert.deepEqual([...b.keys()].sort(), [...a.keys()].sort());
+    for (const [key, bytes] of a) assert.ok(bytes.equals(b.get(key)!), `v2 keys ${key}`);
+    assert.deepEqual(Array.from((await zarr.get(direct, null)).data as Float32Array), Array.from(data));
+  });
+
   it("write a block of whole chunks at an offset, another type, and refuse blocks that are not whole chunks", async () => {
     const { direct, path } = await pair("offset", [4, 8], [2, 4], "int16");
     const writer = (await openChunkWriter(join(path, "b"), CODECS))!;
@@ -125,5 +157,7 @@ describe("whole chunks written directly", () => {
     const root = await zarr.create(new FileSystemStore(join(dir, "other")));
     await zarr.create(root.resolve("x"), { shape: [4], chunkShape: [2], dtype: "float32", codecs: [CODECS[0]] });
     assert.equal(await openChunkWriter(join(dir, "other", "x"), CODECS), undefined);
+    const { path } = await pair("dotted", [4], [2], "float32", { name: "v2", configuration: { separator: "." } });
+    assert.equal(await openChunkWriter(join(path, "b"), CODECS), undefined, 'v2 keys separated by "."');
   });
 });
