@@ -37,10 +37,13 @@ const WIDE_DTYPES: Readonly<Record<string, RawDtype>> = { int64: "int64", uint64
 export async function openZarr(location: string | URL): Promise<RawDataset> {
   const base: Store =
     location instanceof URL ? confinedFetchStore(location.href, location.href) : await confinedFileStore(location, location);
-  const store = await zarr.withMaybeConsolidatedMetadata(base);
+  // A store with both (Strata's outputs: v2 metadata beside v3 for GDAL 3.6 and zarr-python 2)
+  // is read as v3, the fuller; zarrita alone would choose v2 and could mix the two.
+  const v3 = (await base.get("/zarr.json")) !== undefined;
+  const store = await zarr.withMaybeConsolidatedMetadata(base, v3 ? { format: "v3" } : {});
   let rootAttrs: Record<string, unknown> = {};
   try {
-    const root = await zarr.open(store, { kind: "group" });
+    const root = await (v3 ? zarr.open.v3(store, { kind: "group" }) : zarr.open(store, { kind: "group" }));
     rootAttrs = { ...root.attrs };
   } catch (e) {
     if (!(e instanceof zarr.NotFoundError)) throw asCorrupt(location, e);
@@ -63,7 +66,8 @@ export async function openZarr(location: string | URL): Promise<RawDataset> {
   for (const path of paths) {
     let arr: zarr.Array<zarr.DataType, Store>;
     try {
-      arr = await zarr.open(zarr.root(store).resolve(path), { kind: "array" });
+      const at = zarr.root(store).resolve(path);
+      arr = await (v3 ? zarr.open.v3(at, { kind: "array" }) : zarr.open(at, { kind: "array" }));
     } catch (e) {
       throw asCorrupt(location, e);
     }
@@ -75,7 +79,7 @@ export async function openZarr(location: string | URL): Promise<RawDataset> {
       continue;
     }
     const prefix = path === "/" ? "" : path;
-    const zarray = await store.get(`${prefix}/.zarray` as zarr.AbsolutePath);
+    const zarray = v3 ? undefined : await store.get(`${prefix}/.zarray` as zarr.AbsolutePath);
     const v2 = zarray !== undefined;
     const meta = zarray ?? (await store.get(`${prefix}/zarr.json` as zarr.AbsolutePath));
     if (meta) checkSeparator(JSON.parse(new TextDecoder().decode(meta)) as Record<string, unknown>, path, location.toString());

@@ -5,7 +5,8 @@
  * `spatial:transform` / `spatial:shape` attributes. Blocks are written as they come, so a
  * cube of any size streams through in bounded memory; blocks of whole chunks (nearly all)
  * directly (io/zarrChunks.ts), others through zarrita. Consolidated metadata is written last
- * so the store can be listed over HTTP.
+ * so the store can be listed over HTTP, with Zarr v2 metadata for the same chunks beside it
+ * (io/zarrV2Metadata.ts) for readers without v3 (GDAL 3.6, zarr-python 2).
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -22,6 +23,7 @@ import {
   variableAttributes,
 } from "./cfAttributes.js";
 import { type ChunkWriter, openChunkWriter } from "./zarrChunks.js";
+import { type V3Node, writeV2Metadata } from "./zarrV2Metadata.js";
 import { useFastZstd } from "./zstdCodec.js";
 import { wkt2Of } from "./wkt2.js";
 
@@ -51,6 +53,13 @@ const CODECS = [
   { name: "bytes", configuration: { endian: "little" } },
   { name: "zstd", configuration: { level: 1, checksum: false } },
 ];
+
+/**
+ * v2 chunk keys ("0/0/0", no "c/"), which v3 allows: Zarr v2 metadata written beside the v3
+ * metadata then names the same chunk files. Stores written before keep "c/" keys; readers
+ * take the encoding from each array's metadata.
+ */
+const CHUNK_KEYS = { name: "v2", configuration: { separator: "/" } } as const;
 
 export type VariableSpec = Pick<Variable, "name" | "description" | "unit" | "pixelType" | "nodata" | "dimensions" | "attributes"> & {
   /**
@@ -118,12 +127,11 @@ export async function createZarrWriter(path: string, spec: CubeSpec): Promise<Za
     // NaN nodata is implicit for floats (and JSON cannot hold NaN): no _FillValue for it.
     const fillValue = v.nodata !== undefined && !Number.isNaN(v.nodata) ? v.nodata : undefined;
     const attributes = jsonSafe({ ...variableAttributes(v, fillValue), ...geo });
-    const arr = await zarr.create(root.resolve(arrayKey(v.name)), {
+    const arr = await createArray(root, arrayKey(v.name), {
       shape,
       chunkShape,
       dtype: ZARR_DTYPE[v.pixelType],
-      codecs: CODECS,
-      fillValue: fill as never,
+      fillValue: fill,
       dimensionNames: [...v.dimensions.map((d) => d.name), yName, xName],
       attributes,
     });
@@ -226,40 +234,83 @@ async function writeCoordinate(
   values: Float64Array,
   attributes: Record<string, unknown>,
 ): Promise<void> {
-  const arr = await zarr.create(root.resolve(name), {
+  const arr = await createArray(root, name, {
     shape: [values.length],
     chunkShape: [Math.max(1, values.length)],
     dtype: "float64",
-    codecs: CODECS,
+    fillValue: null,
     dimensionNames: [name],
     attributes: jsonSafe(attributes),
   });
   await zarr.set(arr, null, { data: values, shape: [values.length], stride: [1] });
 }
 
-/** A 0-d CF grid-mapping variable, the way GDAL and rioxarray write it. */
+/** A 0-d CF grid-mapping variable, the way GDAL and rioxarray write it (its one chunk's key is "0"). */
 async function writeGridMapping(root: zarr.Group<FileSystemStore>, grid: Grid): Promise<void> {
   const attributes = gridMappingAttributes(grid);
-  const arr = await zarr.create(root.resolve(GRID_MAPPING), {
+  const arr = await createArray(root, GRID_MAPPING, {
     shape: [],
     chunkShape: [],
     dtype: "int32",
-    codecs: CODECS,
+    fillValue: null,
     dimensionNames: [],
     attributes,
   });
   await zarr.set(arr, null, 0 as never);
 }
 
-/** Inline consolidated metadata (zarr-python 3's format) in the root zarr.json. */
+interface ArrayOptions {
+  readonly shape: number[];
+  readonly chunkShape: number[];
+  readonly dtype: zarr.DataType;
+  /** null only where no value is nodata (coordinates, the grid mapping). */
+  readonly fillValue: number | null;
+  readonly dimensionNames: string[];
+  readonly attributes: Record<string, unknown>;
+}
+
+/** A v3 array encoded as CODECS with CHUNK_KEYS (zarrita's create offers only the default keys). */
+async function createArray(
+  root: zarr.Group<FileSystemStore>,
+  name: string,
+  options: ArrayOptions,
+): Promise<zarr.Array<zarr.DataType, FileSystemStore>> {
+  const location = root.resolve(name);
+  const metadata: zarr.ArrayMetadata = {
+    zarr_format: 3,
+    node_type: "array",
+    shape: options.shape,
+    data_type: options.dtype,
+    chunk_grid: { name: "regular", configuration: { chunk_shape: options.chunkShape } },
+    chunk_key_encoding: CHUNK_KEYS,
+    codecs: CODECS,
+    fill_value: options.fillValue as never,
+    dimension_names: options.dimensionNames,
+    attributes: options.attributes,
+  };
+  // Zarr v3 spells non-finite fill values as strings; JSON.stringify would write null.
+  const json = JSON.stringify(
+    metadata,
+    (key, x) => (key === "fill_value" && typeof x === "number" && !Number.isFinite(x) ? String(x) : x),
+    2,
+  );
+  await root.store.set(location.resolve("zarr.json").path, new TextEncoder().encode(json));
+  return new zarr.Array(root.store, location.path, metadata);
+}
+
+/**
+ * Inline consolidated metadata (zarr-python 3's format) in the root zarr.json, then the Zarr
+ * v2 metadata of the same nodes.
+ */
 async function consolidate(path: string, nodes: readonly string[], attributes: Record<string, unknown>): Promise<void> {
   const rootFile = join(path, "zarr.json");
   const rootMeta = JSON.parse(await readFile(rootFile, "utf8")) as { attributes: Record<string, unknown> } & Record<string, unknown>;
   Object.assign(rootMeta.attributes, attributes);
-  const metadata: Record<string, unknown> = {};
-  for (const node of nodes) metadata[node] = JSON.parse(await readFile(join(path, node, "zarr.json"), "utf8"));
-  rootMeta.consolidated_metadata = { kind: "inline", must_understand: false, metadata };
+  const metadata = new Map<string, V3Node>();
+  for (const node of nodes) metadata.set(node, JSON.parse(await readFile(join(path, node, "zarr.json"), "utf8")) as V3Node);
+  rootMeta.consolidated_metadata = { kind: "inline", must_understand: false, metadata: Object.fromEntries(metadata) };
   await writeFile(rootFile, JSON.stringify(rootMeta, null, 2));
+  await writeV2Metadata(path, rootMeta.attributes, metadata);
 }
 
 /** Attributes as JSON can hold them: typed arrays to lists, NaN/Infinity and bigints dropped. */
