@@ -14,10 +14,16 @@ import { after, before, describe, it } from "node:test";
 import { InvalidInputError } from "../../src/cube/errors.js";
 import type { Cube, Dimension } from "../../src/cube/types.js";
 import { openCube } from "../../src/io/open.js";
+import { applyContext } from "../../src/tasks/context.js";
 import { selectSlices } from "../../src/tasks/selection.js";
 import { type SubsetOptions, subsetTask } from "../../src/tasks/subset.js";
 import type { Parsed } from "../../src/tasks/types.js";
 import { CASES, REAL, fixtureEnv, plain } from "../helpers/subsetCases.js";
+
+/** Whether two longitudes name the same meridian (they may differ by whole turns). */
+function sameLongitude(a: number, b: number): boolean {
+  return Math.abs(((((a - b) % 360) + 540) % 360) - 180) < 1e-9;
+}
 
 function parse(file: string, params: Record<string, string>): Promise<Parsed<SubsetOptions>> {
   return subsetTask.parse(
@@ -64,8 +70,11 @@ describe("Subset selection against xarray (golden cases)", () => {
         const g = c.expected.grid;
         assert.equal(w.width, g.width, "window width");
         assert.equal(w.height, g.height, "window height");
-        assert.equal(cube.grid.x[w.x], g.xmin_center, "westernmost column centre");
-        assert.equal(cube.grid.y[w.y], g.ymax_center, "northernmost row centre");
+        // The window is of the grid as the context presents it (from the extent's western
+        // column, in its longitudes, across the seam): the same ground as xarray's selection.
+        const presented = applyContext(cube, options).cube.grid;
+        assert.equal(sameLongitude(presented.x[w.x], g.xmin_center), true, `westernmost column centre ${presented.x[w.x]}`);
+        assert.equal(presented.y[w.y], g.ymax_center, "northernmost row centre");
       } else {
         assert.deepEqual(w, { x: 0, y: 0, width: cube.grid.width, height: cube.grid.height });
       }
@@ -340,7 +349,17 @@ describe("Subset selection: bad inputs are 400s naming the parameter", () => {
     const { options } = await parse(NAVY, {
       context: extent({ xmin: -170, ymin: -10, xmax: -150, ymax: 10, spatialReference: { wkid: 4326 } }),
     });
-    assert.deepEqual(options.window, { x: 68, y: 32, width: 9, height: 9 });
+    const cube = await openCube(REAL + NAVY);
+    try {
+      // Columns 68..76 of the stored grid (190..210°E), numbered as the extent numbers them.
+      const presented = applyContext(cube, options).cube.grid;
+      const w = options.window;
+      assert.deepEqual([w.width, w.height, w.y], [9, 9, 32]);
+      assert.ok(sameLongitude(presented.x[w.x], cube.grid.x[68]), `${presented.x[w.x]} is ${cube.grid.x[68]}`);
+      assert.ok(presented.x[w.x] < 0, `in the extent's numbering: ${presented.x[w.x]}`);
+    } finally {
+      await cube.close();
+    }
   });
 
   it("an extent whose spatialReference is a WKT is read in that CRS, not assumed to be the raster's", async () => {
@@ -351,7 +370,16 @@ describe("Subset selection: bad inputs are 400s naming the parameter", () => {
       'PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433]],PROJECTION["Mercator_1SP"],PARAMETER["central_meridian",0],' +
       'PARAMETER["scale_factor",1],PARAMETER["false_easting",0],PARAMETER["false_northing",0],UNIT["metre",1],AUTHORITY["EPSG","3857"]]';
     const { options } = await parse(NAVY, { context: extent({ xmin, ymin, xmax, ymax, spatialReference: { wkt } }) });
-    assert.deepEqual(options.window, { x: 32, y: 24, width: 33, height: 25 });
+    // 100..180°E and 30°S..30°N: columns 32..64 and rows 24..48 of the stored grid.
+    const navy = await openCube(REAL + NAVY);
+    try {
+      const presented = applyContext(navy, options).cube.grid;
+      const w = options.window;
+      assert.deepEqual([w.width, w.height, w.y], [33, 25, 24]);
+      assert.ok(sameLongitude(presented.x[w.x], navy.grid.x[32]), `${presented.x[w.x]} is ${navy.grid.x[32]}`);
+    } finally {
+      await navy.close();
+    }
     // A WKT naming a CRS the server cannot convert from is a 400, not degrees.
     await assert.rejects(
       () =>

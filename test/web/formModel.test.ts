@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ApiError, restBase } from "../../web/src/api/client.js";
-import { isAnomaly, sliceLabel, trendOf } from "../../web/src/api/strataAttributes.js";
+import { isAnomaly, trendOf } from "../../web/src/api/strataAttributes.js";
 import type { IdentifyAnswer, Item, TaskInfo, Variable } from "../../web/src/api/types.js";
 import { seriesOf } from "../../web/src/chart/series.js";
 import { type JobRow, durationText } from "../../web/src/jobs/jobModel.js";
@@ -173,7 +173,10 @@ describe("the task form generator", { timeout: 60_000 }, () => {
     const trendVariable: Variable = fitted.multidimensionalInfo.variables[0];
     assert.equal(trendOf(trendVariable)?.dimension, "StdTime");
     assert.equal(isAnomaly(trendVariable), false);
-    const bands = trendVariable.dimensions.find((d) => d.name === "Band")!.values.map((v) => sliceLabel(trendVariable, "Band", v));
+    // Served multiband (SPEC §8): the band names in the root, no Band dimension.
+    assert.ok(!trendVariable.dimensions.some((d) => d.name === "Band"), "no Band dimension");
+    const root = await server.call("/rest/services/Hosted/harmonic_trend/ImageServer", {}, { token, method: "GET" });
+    const bands: string[] = root.bandNames;
     assert.deepEqual(bands, trendOf(trendVariable)?.bands);
     assert.ok(
       bands.every((b) => /^[A-Za-z]/.test(b)),
