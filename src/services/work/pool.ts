@@ -5,8 +5,7 @@
  * only routes. Two lanes, so that one maximal export or a 1 GiB upload never holds up a
  * small request:
  * - `quick`: small exports and the value queries; as many threads as cores, one kept warm.
- * - `bulk`: large exports, downloads, uploads and publication; half the cores (at least 1),
- *   one kept warm with h5wasm loaded for NetCDF downloads.
+ * - `bulk`: large exports, downloads, uploads and publication; half the cores (at least 1).
  * Each lane's queue is bounded: a full queue is a BusyError ("busy, retry" with
  * Retry-After), never a hang. Threads beyond the warm one exit after a short idle time, so
  * memory returns to its resting level after a burst; each thread's heap is capped.
@@ -15,15 +14,7 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
 import { StrataError } from "../../cube/errors.js";
-import {
-  type ThreadAnswer,
-  type ThreadData,
-  type ThreadTask,
-  type WorkKind,
-  type WorkRequest,
-  type WorkResult,
-  reviveError,
-} from "./protocol.js";
+import { type ThreadAnswer, type ThreadTask, type WorkKind, type WorkRequest, type WorkResult, reviveError } from "./protocol.js";
 
 export type Lane = "quick" | "bulk";
 
@@ -70,9 +61,9 @@ export interface WorkPool {
  */
 export function createWorkPool(options: WorkPoolOptions = {}): WorkPool {
   const cores = availableParallelism();
-  const lane = (name: Lane, threads: number, maxQueue: number, minThreads: number): Piscina =>
+  const lane = (threads: number, maxQueue: number, minThreads: number): Piscina =>
     new Piscina({
-      ...threadEntry(name),
+      ...threadEntry(),
       minThreads: Math.min(minThreads, threads),
       maxThreads: threads,
       maxQueue,
@@ -82,10 +73,8 @@ export function createWorkPool(options: WorkPoolOptions = {}): WorkPool {
       name: "default",
     });
   const lanes: Record<Lane, Piscina> = {
-    quick: lane("quick", options.quickThreads ?? cores, options.quickQueue ?? 512, 1),
-    // One bulk thread stays warm too, with h5wasm loaded (thread.ts): a NetCDF download then
-    // does not wait for a thread to start and load its modules and h5wasm (0.7-3 s on 2 cores).
-    bulk: lane("bulk", options.bulkThreads ?? Math.max(1, Math.floor(cores / 2)), options.bulkQueue ?? 32, 1),
+    quick: lane(options.quickThreads ?? cores, options.quickQueue ?? 512, 1),
+    bulk: lane(options.bulkThreads ?? Math.max(1, Math.floor(cores / 2)), options.bulkQueue ?? 32, 0),
   };
   const inFlight: Record<Lane, number> = { quick: 0, bulk: 0 };
   return {
@@ -125,11 +114,11 @@ function retryAfter(pool: Piscina): number {
  * The thread's module: thread.js when compiled; from TypeScript sources a small boot module
  * that registers tsx first (Node 20 does not apply the parent's loader to worker threads).
  */
-function threadEntry(lane: Lane): { filename: string; workerData: ThreadData } {
+function threadEntry(): { filename: string; workerData?: unknown } {
   const here = fileURLToPath(import.meta.url);
-  if (!here.endsWith(".ts")) return { filename: fileURLToPath(new URL("./thread.js", import.meta.url)), workerData: { lane } };
+  if (!here.endsWith(".ts")) return { filename: fileURLToPath(new URL("./thread.js", import.meta.url)) };
   return {
     filename: fileURLToPath(new URL("./tsxBoot.mjs", import.meta.url)),
-    workerData: { lane, entry: new URL("./thread.ts", import.meta.url).href, tsx: import.meta.resolve("tsx/esm/api") },
+    workerData: { entry: new URL("./thread.ts", import.meta.url).href, tsx: import.meta.resolve("tsx/esm/api") },
   };
 }

@@ -116,10 +116,3 @@ export function reviveError(flat: FlatError): Error {
       return new Error(`work thread: ${flat.message}`);
   }
 }
-
-/** What a work thread is started with (pool.ts): its lane, and under tsx where its entry is. */
-export interface ThreadData {
-  readonly lane: "quick" | "bulk";
-  readonly entry?: string;
-  readonly tsx?: string;
-}

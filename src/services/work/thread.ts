@@ -3,10 +3,8 @@
  * kind of work at a time and answers plain data. Cubes it opens stay open in a small cache
  * of its own (datasets never change, so an entry never goes stale), and raster stores too.
  */
-import { workerData } from "node:worker_threads";
 import type { Statistics } from "../../analysis/statistics.js";
 import type { Cube } from "../../cube/types.js";
-import { guardedH5wasm } from "../../io/hdf5Guard.js";
 import { writeNetcdf4 } from "../../io/netcdf4Write.js";
 import { openCube } from "../../io/open.js";
 import { directorySize } from "../../store/diskUsage.js";
@@ -18,11 +16,7 @@ import { caseInsensitive } from "../requestValues.js";
 import { getSamples } from "../samples.js";
 import { computeStatisticsHistograms } from "../statisticsHistograms.js";
 import { storeUpload } from "../upload.js";
-import { type ThreadAnswer, type ThreadData, type ThreadTask, type WorkRequest, type WorkResult, flattenError } from "./protocol.js";
-
-// The bulk lane writes NetCDF downloads with h5wasm: its warm thread loads it now, while it
-// waits, rather than while a client does (a failure here is met again, and reported, on use).
-if ((workerData as ThreadData | undefined)?.lane === "bulk") guardedH5wasm().catch(() => undefined);
+import { type ThreadAnswer, type ThreadTask, type WorkRequest, type WorkResult, flattenError } from "./protocol.js";
 
 /** Open cubes kept per thread: enough for the services a map shows at once. */
 const CUBES_KEPT = 8;
