@@ -32,7 +32,10 @@ describe("hgt.nc (months since 1958-1-1)", { skip }, () => {
       );
       const time = cube.variables[0].dimensions[0];
       assert.equal(time.calendar, "standard");
-      assert.deepEqual(time.values.map((ms) => new Date(ms).toISOString().replace(".000Z", "Z")), expected);
+      assert.deepEqual(
+        time.values.map((ms) => new Date(ms).toISOString().replace(".000Z", "Z")),
+        expected,
+      );
       assert.equal(time.interval, undefined); // 0, 1, then every 12 months: irregular
     } finally {
       await cube.close();
