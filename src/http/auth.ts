@@ -4,9 +4,10 @@
  * would do, so a client learns its token expired instead of silently seeing less.
  */
 import type { FastifyRequest } from "fastify";
-import type { Viewer } from "../portal/access.js";
+import { type Viewer, canRunAnalysis } from "../portal/access.js";
 import { AuthError } from "../portal/errors.js";
 import { resolveToken } from "../portal/tokens.js";
+import { sameUsername } from "../portal/users.js";
 import type { MetadataDb } from "../store/metadataDb.js";
 import { sessionToken } from "./directorySession.js";
 import { requestParams } from "./params.js";
@@ -42,4 +43,18 @@ export function viewerOf(db: MetadataDb, request: FastifyRequest, allowAnonymous
 export function signedIn(db: MetadataDb, request: FastifyRequest): NonNullable<Viewer> {
   const viewer = viewerOf(db, request, false);
   return viewer!;
+}
+
+/**
+ * The signed-in caller acting in their own content (the route's `:username`), who must be a
+ * publisher or an admin; `what` names the action in the 403's details.
+ * @example
+ * const viewer = publisherInOwnContent(ctx.db, request, "adding data");
+ */
+export function publisherInOwnContent(db: MetadataDb, request: FastifyRequest, what: string): NonNullable<Viewer> {
+  const viewer = signedIn(db, request);
+  const { username } = request.params as { username: string };
+  if (!sameUsername(viewer.username, username)) throw new AuthError(403, undefined, { details: [`${what} is for your own content only`] });
+  if (!canRunAnalysis(viewer)) throw new AuthError(403, undefined, { details: [`${what} needs the publisher or admin role`] });
+  return viewer;
 }

@@ -5,15 +5,12 @@
  * `outputType=imageService`. The job then names the service as its output and fills it
  * (services/publish.ts); the item's `update` and `delete` are sharing.ts's.
  */
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { InvalidInputError, NotFoundError } from "../cube/errors.js";
-import { type Viewer, canRunAnalysis } from "../portal/access.js";
-import { AuthError } from "../portal/errors.js";
 import { SERVICE_NAME_PATTERN } from "../portal/itemFields.js";
-import { sameUsername } from "../portal/users.js";
 import { createEmptyService, readCreateParameters } from "../services/emptyService.js";
 import { parseJsonParam } from "../services/spatial.js";
-import { signedIn } from "./auth.js";
+import { publisherInOwnContent, signedIn } from "./auth.js";
 import type { AppContext } from "./context.js";
 import { requestParams } from "./params.js";
 import { resource } from "./route.js";
@@ -47,7 +44,7 @@ export function registerHostedServices(app: FastifyInstance, ctx: AppContext): v
 
   for (const prefix of ["/sharing/rest/content/users/:username", "/sharing/rest/content/users/:username/:folderId"]) {
     resource(app, `${prefix}/createService`, (request) => {
-      const viewer = creatorOf(ctx, request);
+      const viewer = publisherInOwnContent(ctx.db, request, "creating hosted services");
       const p = requestParams(request);
       const outputType = (p.outputType ?? "").trim();
       if (outputType.toLowerCase() !== IMAGE_SERVICE.outputType.toLowerCase()) {
@@ -89,15 +86,4 @@ export function registerHostedServices(app: FastifyInstance, ctx: AppContext): v
       };
     });
   }
-}
-
-/** The signed-in caller creating in their own content, who must be allowed to publish. */
-function creatorOf(ctx: AppContext, request: FastifyRequest): NonNullable<Viewer> {
-  const viewer: NonNullable<Viewer> = signedIn(ctx.db, request);
-  const { username } = request.params as { username: string };
-  if (!sameUsername(viewer.username, username))
-    throw new AuthError(403, undefined, { details: ["createService creates services in your own content only"] });
-  if (!canRunAnalysis(viewer))
-    throw new AuthError(403, undefined, { details: ["Creating hosted services needs the publisher or admin role."] });
-  return viewer;
 }

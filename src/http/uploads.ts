@@ -10,15 +10,14 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { InvalidInputError, NotFoundError } from "../cube/errors.js";
-import { type Viewer, canRead, canRunAnalysis } from "../portal/access.js";
+import { type Viewer, canRead } from "../portal/access.js";
 import { AuthError } from "../portal/errors.js";
 import { SERVICE_NAME_PATTERN } from "../portal/itemFields.js";
 import { type Item, type NewItem, checkNewItem, createItem, getItem } from "../portal/items.js";
-import { sameUsername } from "../portal/users.js";
 import { datasetFile, datasetIdOf, publishOutput } from "../services/publish.js";
 import { storageLeft } from "../services/quota.js";
 import { parseJsonParam } from "../services/spatial.js";
-import { signedIn, tokenOf } from "./auth.js";
+import { publisherInOwnContent, tokenOf } from "./auth.js";
 import { clientGone } from "./clientGone.js";
 import type { AppContext } from "./context.js";
 import type { UploadedFile } from "./multipartBody.js";
@@ -31,7 +30,7 @@ const PREFIXES = ["/sharing/rest/content/users/:username", "/sharing/rest/conten
 export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
   for (const prefix of PREFIXES) {
     resource(app, `${prefix}/addItem`, async (request, reply) => {
-      const viewer = publisherOf(ctx, request);
+      const viewer = publisherInOwnContent(ctx.db, request, "adding data");
       const p = requestParams(request);
       const file = (request.body as Record<string, unknown> | undefined)?.file as UploadedFile | undefined;
       if (typeof file?.path !== "string")
@@ -71,7 +70,7 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
     });
 
     resource(app, `${prefix}/publish`, async (request, reply) => {
-      const viewer = publisherOf(ctx, request);
+      const viewer = publisherInOwnContent(ctx.db, request, "adding data");
       const p = requestParams(request);
       const source = getItem(ctx.db, p.itemId ?? "");
       if (!source) throw new InvalidInputError(`itemId: no item ${p.itemId ?? ""}`, { parameter: "itemId" });
@@ -163,17 +162,8 @@ async function publishItem(
 export async function uploadLimit(ctx: AppContext, request: FastifyRequest): Promise<number> {
   if (!/\/addItem$/.test(request.routeOptions.url ?? "")) return 0;
   if (!tokenOf(request)) return ctx.limits.uploadBytes;
-  const viewer = publisherOf(ctx, request);
+  const viewer = publisherInOwnContent(ctx.db, request, "adding data");
   return Math.min(ctx.limits.uploadBytes, await storageLeft(ctx.db, ctx.store, viewer, ctx.limits.quotaBytes));
-}
-
-/** The signed-in user adding to their own content, who must be allowed to publish. */
-function publisherOf(ctx: AppContext, request: FastifyRequest): NonNullable<Viewer> {
-  const viewer: NonNullable<Viewer> = signedIn(ctx.db, request);
-  const { username } = request.params as { username: string };
-  if (!sameUsername(viewer.username, username)) throw new AuthError(403);
-  if (!canRunAnalysis(viewer)) throw new AuthError(403, undefined, { details: ["adding data needs the publisher or admin role"] });
-  return viewer;
 }
 
 /** The item's description, followed by what of the file Strata does not read (one line each). */
