@@ -38,8 +38,6 @@ export class HistogramAccumulator {
     if (Number.isNaN(this.exponent)) this.exponent = narrowestExponent(lo, hi);
     this.cover(lo, hi);
     binValues(data, nodata, 2 ** -this.exponent, this.first, this.counts);
-    const top = Math.floor(hi * 2 ** -this.exponent) - this.first + 1;
-    if (top > this.used) this.used = top;
   }
 
   /** Add the counts of another accumulator's result. */
@@ -48,25 +46,18 @@ export class HistogramAccumulator {
     let { exponent, first } = other;
     let counts: Float64Array = Float64Array.from(other.counts);
     if (Number.isNaN(this.exponent)) this.exponent = exponent;
-    // Both at the wider width, then wider still until both fit in one window.
+    // Both at the wider width; when making room widens this one, the other follows.
     for (;;) {
       while (this.exponent < exponent) this.coarsen();
       while (exponent < this.exponent) {
         ({ first, counts } = coarsened(first, counts));
         exponent++;
       }
-      const empty = this.used === 0;
-      const a = empty ? first : Math.min(first, this.first);
-      const b = empty ? first + counts.length - 1 : Math.max(first + counts.length - 1, this.first + this.used - 1);
-      if (b - a + 1 <= FINE_BINS) {
-        if (empty) this.first = a;
-        else if (a < this.first) this.shift(a);
-        break;
-      }
-      this.coarsen();
+      const w = 2 ** exponent;
+      this.cover(first * w, (first + counts.length - 1) * w);
+      if (this.exponent === exponent) break;
     }
     for (let i = 0; i < counts.length; i++) this.counts[first + i - this.first] += counts[i];
-    this.used = Math.max(this.used, first + counts.length - this.first);
   }
 
   /** The counts from the first bin counted in to the last; undefined when nothing was counted. */
@@ -79,7 +70,10 @@ export class HistogramAccumulator {
     return { exponent: this.exponent, first: this.first + a, counts: Array.from(this.counts.subarray(a, b)) };
   }
 
-  /** Widen the bins until [lo, hi] and what is counted fit in FINE_BINS of them, then place the window. */
+  /**
+   * Widen the bins until [lo, hi] and what is counted fit in FINE_BINS of them, place the
+   * window over both, and take [lo, hi]'s bins into the counted range.
+   */
   private cover(lo: number, hi: number): void {
     for (;;) {
       const s = 2 ** -this.exponent;
@@ -88,7 +82,8 @@ export class HistogramAccumulator {
       const b = Math.max(Math.floor(hi * s), empty ? -Infinity : this.first + this.used - 1);
       if (b - a + 1 <= FINE_BINS) {
         if (empty) this.first = a;
-        else if (a < this.first || b >= this.first + FINE_BINS) this.shift(a);
+        else if (a < this.first) this.shift(a);
+        this.used = b - this.first + 1;
         return;
       }
       this.coarsen();
