@@ -58,11 +58,16 @@ export function statisticsAccumulator(options: { histogram?: boolean } = {}): St
       n = total;
     },
     result() {
-      if (n === 0) return undefined;
-      const counts = histogram?.result();
-      return { min, max, mean, stddev: Math.sqrt(m2 / n), count: n, ...(counts ? { histogram: counts } : {}) };
+      return finished(n, min, max, mean, m2, histogram);
     },
   };
+}
+
+/** The statistics of n values from their running moments (m2: Σ(x−mean)²); undefined for none. */
+function finished(n: number, min: number, max: number, mean: number, m2: number, histogram: HistogramAccumulator | undefined) {
+  if (n === 0) return undefined;
+  const counts = histogram?.result();
+  return { min, max, mean, stddev: Math.sqrt(m2 / n), count: n, ...(counts ? { histogram: counts } : {}) };
 }
 
 /** The first value that is neither NaN nor `nd`. */
@@ -129,7 +134,5 @@ export function mergeStatistics(parts: readonly (Statistics | undefined)[]): Sta
     if (p.min < min) min = p.min;
     if (p.max > max) max = p.max;
   }
-  if (n === 0) return undefined;
-  const counts = histogram?.result();
-  return { min, max, mean, stddev: Math.sqrt(m2 / n), count: n, ...(counts ? { histogram: counts } : {}) };
+  return finished(n, min, max, mean, m2, histogram);
 }
