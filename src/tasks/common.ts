@@ -155,7 +155,6 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
         const walk = { signal: ctx.signal, onProgress: ctx.progress, share, pass, scratch: scratchIn(path) };
         const writer = await openBlockWriter(path);
         const stats = await drained(writer, () => input.compute(writer, walk));
-        await writer.flush();
         return Object.fromEntries([...stats].map(([name, s]) => [name, s ?? null])) satisfies StatisticsJson;
       } finally {
         await input.close();
@@ -167,16 +166,20 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
 type StatisticsJson = Record<string, Statistics | null>;
 
 /**
- * `work` writing through `writer`; when it fails, the chunks still being written are waited
- * for before the failure goes on, so the store can be removed with nothing left writing into it.
+ * `work` writing through `writer`, then every block it handed over written (a failure to
+ * write one fails it). When `work` fails, the chunks still being written are waited for
+ * before the failure goes on, so the store can be removed with nothing writing into it.
  */
 async function drained<T>(writer: BlockWriter, work: () => Promise<T>): Promise<T> {
+  let result: T;
   try {
-    return await work();
+    result = await work();
   } catch (e) {
     await writer.flush().catch(() => undefined);
     throw e;
   }
+  await writer.flush();
+  return result;
 }
 
 /**
