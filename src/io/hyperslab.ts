@@ -4,7 +4,7 @@
  * rows the window touches, with byte-order conversion in place.
  */
 import type { TypedArray } from "../cube/types.js";
-import { type RawDtype, bytesPerElement, typedArrayFor } from "./raw.js";
+import { type RawDtype, arrayToFill, bytesPerElement, typedArrayFor } from "./raw.js";
 
 export interface HyperslabSource {
   readonly shape: readonly number[];
@@ -32,8 +32,7 @@ export async function readHyperslab(
 ): Promise<TypedArray> {
   const nd = src.shape.length;
   const total = count.reduce((a, b) => a * b, 1);
-  const fits = into !== undefined && into.length === total && into.constructor === typedArrayFor(src.dtype, 0).constructor;
-  const out = fits ? into : typedArrayFor(src.dtype, total);
+  const out = arrayToFill(src.dtype, total, into);
   if (total === 0) return out;
   const bpe = bytesPerElement(src.dtype);
   const planeDims = Math.min(2, src.contiguousDims, nd);

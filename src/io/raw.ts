@@ -73,17 +73,34 @@ export function typedArrayFor(dtype: RawDtype, length: number): TypedArray {
   }
 }
 
+/**
+ * `into` when it is a `dtype` array of exactly `length` values (a caller's array to fill,
+ * Selection.into), else a new one.
+ */
+export function arrayToFill(dtype: RawDtype, length: number, into: TypedArray | undefined): TypedArray {
+  const fits = into !== undefined && into.length === length && into.constructor === typedArrayFor(dtype, 0).constructor;
+  return fits ? into : typedArrayFor(dtype, length);
+}
+
 /** Largest integer magnitude a float64 holds exactly, with all smaller ones: 2^53. */
 const EXACT = 2 ** 53;
 
 /**
- * 64-bit integers as float64, exactly: a value beyond ±2^53 (which a float64 would round)
- * is refused, unless it is one of `fills` (a `_FillValue` / `missing_value`, which round the
- * same way and only mark nodata).
+ * What a reader hands over for a variable's stored values: for 64-bit integers (which arrive
+ * as BigInt64Array / BigUint64Array) the same values as exact float64, refusing any beyond
+ * ±2^53 (which a float64 would round) unless it is the variable's `_FillValue` or a
+ * `missing_value` (which round the same way and only mark nodata); other types as they are.
  * @example
- * exactFloat64(new BigInt64Array([0n, 1n, 3649n]), [], "time"); // Float64Array [0, 1, 3649]
+ * const widen = widenedValues("time", "int64", attrs);
+ * widen(new BigInt64Array([0n, 1n, 3649n]) as never); // Float64Array [0, 1, 3649]
  */
-export function exactFloat64(values: BigInt64Array | BigUint64Array, fills: readonly number[], what: string): Float64Array {
+export function widenedValues(name: string, dtype: RawDtype, attrs: Attributes): (values: TypedArray) => TypedArray {
+  if (dtype !== "int64" && dtype !== "uint64") return (values) => values;
+  const fills = [...numericAttrs(attrs, "_FillValue"), ...numericAttrs(attrs, "missing_value")];
+  return (values) => exactFloat64(values as unknown as BigInt64Array | BigUint64Array, fills, `${name} (${dtype})`);
+}
+
+function exactFloat64(values: BigInt64Array | BigUint64Array, fills: readonly number[], what: string): Float64Array {
   const out = new Float64Array(values.length);
   for (let i = 0; i < values.length; i++) {
     const x = Number(values[i]);

@@ -7,7 +7,7 @@
 import { strides } from "../../cube/combinations.js";
 import type { TypedArray } from "../../cube/types.js";
 import { readHyperslab } from "../hyperslab.js";
-import { typedArrayFor } from "../raw.js";
+import { arrayToFill, typedArrayFor } from "../raw.js";
 import { type StoredChunk, storedChunks } from "./chunkIndex.js";
 import { decodeChunk, unsupportedFilter } from "./filters.js";
 import {
@@ -124,8 +124,7 @@ class Dataset implements Hdf5Dataset {
     const total = count.reduce((a, b) => a * b, 1);
     if (total === 0) return typedArrayFor(this.kind, 0);
     if (this.layout.class === "contiguous") return this.readContiguous(this.layout.address, start, count, signal);
-    const fits = into !== undefined && into.length === total && into.constructor === typedArrayFor(this.kind, 0).constructor;
-    const out = fits ? into : typedArrayFor(this.kind, total);
+    const out = arrayToFill(this.kind, total, into);
     const outBytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
     const first = start.map((s, d) => Math.floor(s / this.chunkShape[d]));
     const last = start.map((s, d) => Math.floor((s + count[d] - 1) / this.chunkShape[d]));
