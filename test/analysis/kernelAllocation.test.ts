@@ -18,13 +18,13 @@ const ROUNDS = 60;
 
 /**
  * Minor collections while `work` runs ROUNDS times, the fewest of a few batches: on a busy
- * machine the optimising compiler may take a batch or two to finish, and the code that runs
+ * machine the optimising compiler may take several batches to finish, and the code that runs
  * meanwhile boxes whatever it likes.
  */
 async function minorCollections(work: () => void): Promise<number> {
-  for (let r = 0; r < 20; r++) work();
+  for (let r = 0; r < 40; r++) work();
   let fewest = Infinity;
-  for (let batch = 0; batch < 4 && fewest > BOUND; batch++) {
+  for (let batch = 0; batch < 8 && fewest > BOUND; batch++) {
     let count = 0;
     const observer = new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) if ((entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === 1) count++;
