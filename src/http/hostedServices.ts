@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { InvalidInputError, NotFoundError } from "../cube/errors.js";
-import { SERVICE_NAME_PATTERN } from "../portal/itemFields.js";
+import { checkServiceName } from "../portal/itemFields.js";
 import { createEmptyService, readCreateParameters } from "../services/emptyService.js";
 import { parseJsonParam } from "../services/spatial.js";
 import { publisherInOwnContent, signedIn } from "./auth.js";
@@ -28,10 +28,7 @@ export function registerHostedServices(app: FastifyInstance, ctx: AppContext): v
     const p = requestParams(request);
     const name = (p.name ?? "").trim();
     if (name === "") throw new InvalidInputError("name is required: the service name to check", { parameter: "name" });
-    if (!SERVICE_NAME_PATTERN.test(name))
-      throw new InvalidInputError(`name must be 1 to 120 letters, digits or underscores; got ${JSON.stringify(name.slice(0, 130))}`, {
-        parameter: "name",
-      });
+    checkServiceName(name, "name");
     const type = (p.type ?? "").trim();
     if (type.replace(/\s+/g, "").toLowerCase() !== IMAGE_SERVICE.outputType.toLowerCase()) {
       const got = type === "" ? "it is missing" : `got ${JSON.stringify(type.slice(0, 80))}`;

@@ -50,15 +50,18 @@ export function checkStringList(value: unknown, parameter: string): string[] {
 }
 
 /**
+ * A hosted service name (null: none), refused naming `parameter` (an item's serviceName, or
+ * the request parameter that carries the name).
  * @example
  * checkServiceName("sst_anomaly"); // "sst_anomaly"
+ * checkServiceName("my output", "name"); // throws: name must be 1 to 120 letters, digits or underscores (got "my output")
  */
-export function checkServiceName(value: unknown): string | null {
+export function checkServiceName(value: unknown, parameter = "serviceName"): string | null {
   if (value === null) return null;
   if (typeof value !== "string" || !SERVICE_NAME_PATTERN.test(value))
     throw new InvalidInputError(
-      `serviceName must be 1 to 120 letters, digits or underscores (got ${JSON.stringify(String(value).slice(0, 130))})`,
-      { parameter: "serviceName" },
+      `${parameter} must be 1 to 120 letters, digits or underscores (got ${JSON.stringify(String(value).slice(0, 130))})`,
+      { parameter },
     );
   return value;
 }

@@ -6,7 +6,7 @@
  * data (publish.ts, as any update), and deleting the item removes the service.
  */
 import { InvalidInputError } from "../cube/errors.js";
-import { SERVICE_NAME_PATTERN } from "../portal/itemFields.js";
+import { checkServiceName } from "../portal/itemFields.js";
 import { type Item, createItem } from "../portal/items.js";
 import type { MetadataDb } from "../store/metadataDb.js";
 import { HOSTED_TYPE_KEYWORDS } from "./publish.js";
@@ -41,9 +41,12 @@ export function readCreateParameters(value: unknown): ServiceRequest {
   if (typeof value !== "object" || value === null || Array.isArray(value))
     throw fail('must be a JSON object such as {"name":"sst_anomaly"}');
   const p = value as Record<string, unknown>;
-  if (typeof p.name !== "string" || !SERVICE_NAME_PATTERN.test(p.name)) {
-    const got = p.name === undefined ? "it is missing" : `got ${JSON.stringify(String(p.name).slice(0, 130))}`;
-    throw fail(`name must be 1 to 120 letters, digits or underscores; ${got}`);
+  if (p.name === undefined || p.name === null) throw fail("name is missing: the new service's name");
+  let name: string;
+  try {
+    name = checkServiceName(p.name, "name")!;
+  } catch (e) {
+    throw e instanceof InvalidInputError ? fail(e.message) : e;
   }
   if (
     p.description !== undefined &&
@@ -57,7 +60,7 @@ export function readCreateParameters(value: unknown): ServiceRequest {
     (typeof p.capabilities !== "string" || p.capabilities.length > MAX_CAPABILITIES)
   )
     throw fail(`capabilities must be a comma-separated text such as "Image, Metadata"`);
-  return { name: p.name, description: typeof p.description === "string" ? p.description : "" };
+  return { name, description: typeof p.description === "string" ? p.description : "" };
 }
 
 /**
