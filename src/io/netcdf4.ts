@@ -10,7 +10,7 @@ import { CorruptDataError, StrataError, UnsupportedDataError } from "../cube/err
 import { allowHdf5, guardedH5wasm, refusedOpen } from "./hdf5Guard.js";
 import { type Hdf5Dataset, type Hdf5File, openHdf5Chunks } from "./hdf5/index.js";
 import type { TypedArray } from "../cube/types.js";
-import { type Attributes, type RawDataset, type RawDtype, type RawVariable, type SkippedNote, exactFloat64, numericAttrs } from "./raw.js";
+import { type Attributes, type RawDataset, type RawDtype, type RawVariable, type SkippedNote, widenedValues } from "./raw.js";
 
 type H5File = InstanceType<typeof h5wasm.File>;
 type H5Group = InstanceType<typeof h5wasm.Group>;
@@ -136,11 +136,8 @@ function toVariable(file: H5File, ds: H5Dataset, name: string, chunks: ChunkFile
   const dtype = dtypeOf(meta);
   if (!dtype) return `holds ${typeName(meta)} values`;
   const shape = meta.shape ?? [];
-  // 64-bit integers arrive as BigInt64Array / BigUint64Array: exact float64 up to 2^53.
-  const wide = dtype === "int64" || dtype === "uint64";
-  const fills = wide ? [...numericAttrs(attributesOf(ds), "_FillValue"), ...numericAttrs(attributesOf(ds), "missing_value")] : [];
-  const widen = (values: TypedArray): TypedArray =>
-    wide ? exactFloat64(values as unknown as BigInt64Array | BigUint64Array, fills, `${name} (${dtype})`) : values;
+  const attrs = attributesOf(ds);
+  const widen = widenedValues(name, dtype, attrs);
   // The chunk reader's view of this dataset, or undefined once it proved unable to read it.
   let chunked: Promise<Hdf5Dataset | undefined> | undefined;
   const chunkedDataset = () =>
@@ -158,7 +155,7 @@ function toVariable(file: H5File, ds: H5Dataset, name: string, chunks: ChunkFile
     dims: dimensionNames(file, ds, name, shape.length),
     shape,
     dtype,
-    attrs: attributesOf(ds),
+    attrs,
     chunkShape: meta.chunks ?? shape,
     get reader() {
       return lastReader;

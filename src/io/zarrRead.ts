@@ -9,7 +9,7 @@ import * as zarr from "zarrita";
 import { CorruptDataError, UnsupportedDataError } from "../cube/errors.js";
 import type { TypedArray } from "../cube/types.js";
 import { checkSeparator, confinedFetchStore, confinedFileStore } from "./confinedStore.js";
-import { type RawDataset, type RawDtype, type RawVariable, type SkippedNote, exactFloat64, numericAttrs } from "./raw.js";
+import { type RawDataset, type RawDtype, type RawVariable, type SkippedNote, widenedValues } from "./raw.js";
 
 type Store = zarr.Readable;
 
@@ -101,8 +101,7 @@ function toVariable(
   const fill = arr.fillValue;
   if (attrs["_FillValue"] === undefined && v2 && typeof fill === "number") attrs["_FillValue"] = fill;
   const dims = arr.dimensionNames ?? arr.shape.map((_, i) => `${name}_dim${i}`);
-  const wide = dtype === "int64" || dtype === "uint64";
-  const fills = [...numericAttrs(attrs, "_FillValue"), ...numericAttrs(attrs, "missing_value")];
+  const widen = widenedValues(name, dtype, attrs);
   return {
     name,
     dims: dims.map((d, i) => d ?? `${name}_dim${i}`),
@@ -112,14 +111,15 @@ function toVariable(
     chunkShape: arr.chunks,
     async read(start, count, signal) {
       const sel = start.map((s, i) => zarr.slice(s, s + count[i]));
+      let chunk: Awaited<ReturnType<typeof zarr.get>>;
       try {
-        const chunk = await zarr.get(arr, sel, { signal, createQueue: boundedQueue });
-        const data = (typeof chunk === "object" && "data" in chunk ? chunk.data : chunk) as unknown as TypedArray;
-        return wide ? exactFloat64(data as unknown as BigInt64Array | BigUint64Array, fills, `${name} (${dtype})`) : data;
+        chunk = await zarr.get(arr, sel, { signal, createQueue: boundedQueue });
       } catch (e) {
         if (signal?.aborted) throw e;
         throw asCorrupt(location, e);
       }
+      // Outside the try: a 64-bit value beyond 2^53 is unsupported, not a corrupt store.
+      return widen((typeof chunk === "object" && "data" in chunk ? chunk.data : chunk) as unknown as TypedArray);
     },
   };
 }

@@ -7,10 +7,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { FileSystemStore } from "@zarrita/storage";
+import * as zarr from "zarrita";
 import { UnsupportedDataError } from "../../src/cube/errors.js";
 import { cubeFromRaw } from "../../src/io/cf.js";
 import { openCube } from "../../src/io/open.js";
 import type { RawDataset } from "../../src/io/raw.js";
+import { openZarr } from "../../src/io/zarrRead.js";
 import { type NcFile, type NcVariable, writeNetcdf3 } from "../helpers/netcdf3Writer.js";
 
 let dir: string;
@@ -256,5 +259,35 @@ describe("a refused dataset", () => {
       (e: Error) => e instanceof UnsupportedDataError && /regular 2-D grid/.test(e.message),
     );
     assert.equal(closed, 1);
+  });
+});
+
+describe("64-bit integers (xarray's integer time axes)", () => {
+  it("a Zarr int64 array reads as exact float64; beyond 2^53 it is refused as unsupported, not as a corrupt store", async () => {
+    const path = join(dir, "wide.zarr");
+    const root = await zarr.create(new FileSystemStore(path));
+    const FILL = -(2n ** 63n);
+    for (const [name, values] of [
+      ["exact", [0n, 2n ** 53n, -(2n ** 53n), FILL]],
+      ["beyond", [1n, 2n ** 53n + 2n]],
+    ] as const) {
+      const arr = await zarr.create(root.resolve(name), {
+        shape: [values.length],
+        chunkShape: [values.length],
+        dtype: "int64",
+        attributes: { _FillValue: Number(FILL) },
+      });
+      await zarr.set(arr, null, { data: BigInt64Array.from(values), shape: [values.length], stride: [1] });
+    }
+    const raw = await openZarr(path);
+    const [exact, beyond] = ["exact", "beyond"].map((n) => raw.variables.find((v) => v.name === n)!);
+    assert.equal(exact.dtype, "int64");
+    // 2^53 = 9007199254740992; the fill value (-2^63) lies beyond but only marks nodata.
+    assert.deepEqual(Array.from(await exact.read([0], [4])), [0, 9007199254740992, -9007199254740992, -9223372036854775808]);
+    await assert.rejects(
+      beyond.read([0], [2]),
+      (e: Error) =>
+        e instanceof UnsupportedDataError && /beyond \(2\^53\)|beyond 2\^53/.test(e.message) && /9007199254740994/.test(e.message),
+    );
   });
 });
