@@ -218,9 +218,10 @@ export function arrayKey(name: string): string {
 /** GeoZarr-style georeferencing (rasterio affine order a, b, c, d, e, f). */
 function geoAttributes(grid: Grid, yName: string, xName: string): Record<string, unknown> {
   const [t0, t1, t2, t3, t4, t5] = grid.transform;
+  const wkt2 = wkt2Of(grid.crs);
   return {
     ...(grid.crs.epsg !== undefined ? { "proj:code": `EPSG:${grid.crs.epsg}` } : {}),
-    ...(wkt2Of(grid.crs) ? { "proj:wkt2": wkt2Of(grid.crs) } : {}),
+    ...(wkt2 ? { "proj:wkt2": wkt2 } : {}),
     "spatial:dimensions": [yName, xName],
     "spatial:transform": [t1, t2, t0, t4, t5, t3],
     "spatial:shape": [grid.height, grid.width],
