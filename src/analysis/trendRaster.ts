@@ -18,7 +18,7 @@ import type { Cube, Dimension, Variable, Window } from "../cube/types.js";
 import { STD_TIME, variableNamed } from "../cube/types.js";
 import { ownStepCount, ownsStep } from "./share.js";
 import type { BlockSink, CopyOptions } from "./subset.js";
-import { type Statistics, statisticsAccumulator } from "./statistics.js";
+import { type Statistics, mergeStatistics, statisticsAccumulator } from "./statistics.js";
 import { createTileFitter } from "./trendFit.js";
 import {
   BAND_DIMENSION,
@@ -199,7 +199,6 @@ export async function computeTrend(
     });
     const others = v.dimensions.map((d, i) => (i === fitIndex ? 1 : d.values.length));
     const count = combos(v);
-    const acc = statisticsAccumulator();
     const perBand = layout.bands.map(() => statisticsAccumulator());
     const { height: th, width: tw } = layout.tile;
     let out = new Float64Array(0);
@@ -217,7 +216,6 @@ export async function computeTrend(
           const pixels = window.width * window.height;
           if (out.length !== fitter.bands * pixels) out = new Float64Array(fitter.bands * pixels);
           fitter.fitTile(slab.data, pixels, v.nodata, out);
-          acc.add(out, undefined);
           perBand.forEach((b, i) => b.add(out.subarray(i * pixels, (i + 1) * pixels), undefined));
           await sink.writeBlock(layout.name, [...outAt, 0, y, x], {
             data: out,
@@ -227,8 +225,10 @@ export async function computeTrend(
         }
       }
     }
-    stats.set(layout.name, acc.result());
-    layout.bands.forEach((band, i) => stats.set(bandStatisticsKey(layout.name, band), perBand[i].result()));
+    // The variable's statistics over all its bands are the merge of its bands' (histograms merge exactly).
+    const bandStats = perBand.map((b) => b.result());
+    stats.set(layout.name, mergeStatistics(bandStats));
+    layout.bands.forEach((band, i) => stats.set(bandStatisticsKey(layout.name, band), bandStats[i]));
   }
   return stats;
 }
