@@ -190,8 +190,8 @@ export async function renderExport(
   const rgba = new Uint8Array(target.width * target.height * 4);
   const rgb = plan.rgb;
   const fixed = rgb
-    ? drawn.every((s) => coloursFixedInAdvance({ kind: "stretch", stretch: rgb, palette: new Uint8Array(0) }, s))
-    : coloursFixedInAdvance(plan.render, drawn[0]);
+    ? drawn.every((s) => stretchFixedInAdvance(rgb, s))
+    : plan.render.kind === "colormap" || stretchFixedInAdvance(plan.render.stretch, drawn[0]);
   for (const strip of strips(target, fixed ? STRIP_PIXELS : Infinity)) {
     const values = await read(strip);
     const colours = rgb
@@ -221,10 +221,11 @@ function* strips(target: Grid, pixels: number): Generator<Window> {
   for (let y = 0; y < target.height; y += rows) yield { x: 0, y, width: target.width, height: Math.min(rows, target.height - y) };
 }
 
-/** Whether the colour of a value is known before the image's pixels are (so strips colour alike). */
-function coloursFixedInAdvance(render: RenderPlan, statistics: Statistics | undefined): boolean {
-  if (render.kind === "colormap") return true;
-  const spec = render.stretch;
+/**
+ * Whether a stretch maps a value to the same colour before the image's pixels are known (so
+ * strips colour alike); a colormap always does.
+ */
+function stretchFixedInAdvance(spec: StretchSpec, statistics: Statistics | undefined): boolean {
   if (spec.type === "none") return true;
   if (spec.type === "minMax" && spec.min !== undefined && spec.max !== undefined) return true;
   return spec.type !== "percentClip" && !spec.dra && (spec.statistics ?? statistics) !== undefined;
