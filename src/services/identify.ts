@@ -14,7 +14,7 @@ import { booleanParam } from "./requestValues.js";
 import { combinationAt, strides } from "../cube/combinations.js";
 import type { ResolvedCrs } from "../analysis/crs.js";
 import { InvalidInputError } from "../cube/errors.js";
-import { type Cube, type Grid, STD_TIME, type Variable } from "../cube/types.js";
+import { type Cube, type Grid, STD_TIME, type Variable, type Window } from "../cube/types.js";
 import { spatialReference } from "./info.js";
 import { type Slice, listSlices, requestedVariable, selectSlice, sliceDefinition } from "./slices.js";
 import { type MapPoint, gridCrs, parseGeometry, parseSpatialReference, pixelMapper } from "./spatial.js";
@@ -74,7 +74,7 @@ export async function identify(cube: Cube, params: Readonly<Record<string, strin
     catalogItemVisibilities: [],
   });
   if (!multidimensional) {
-    const values = slice && cell ? await cellValues(slice, cell, signal) : [null];
+    const values = slice && cell ? (await cellValues(slice, [cell], signal))[0] : [null];
     return result(bandsText(values, slice?.variable), null);
   }
   const variable = slice?.variable ?? requestedVariable(cube, sliceParams);
@@ -161,14 +161,44 @@ export function bandsText(values: readonly (number | null)[], variable: Variable
   return values.map((v) => pixelText(v, variable)).join(" ");
 }
 
-/** One cell of one slice, each band's value (null at nodata). */
-async function cellValues(slice: Slice, cell: Cell, signal?: AbortSignal): Promise<(number | null)[]> {
-  const slab = await slice.variable.read({
-    dims: sliceReadDims(slice.variable, slice.indices),
-    window: { x: cell.col, y: cell.row, width: 1, height: 1 },
-    signal,
-  });
-  return Array.from(slab.data, (v) => (isNodata(v, slice.variable) ? null : v));
+/** Largest window read in one piece; cells spread wider are read one by one. */
+const MAX_WINDOW_CELLS = 4 * 1024 * 1024;
+
+/**
+ * The slice's band values at the cells (null outside the grid or at nodata): one read of
+ * their bounding window when it is small (identify's one cell, getSamples' many).
+ * @example
+ * await cellValues(slice, [{ col: 2, row: 1 }, undefined]); // [[271.5], [null]]
+ */
+export async function cellValues(slice: Slice, cells: readonly (Cell | undefined)[], signal?: AbortSignal): Promise<(number | null)[][]> {
+  const bands = bandNamesOf(slice.variable).length;
+  const none = () => new Array<number | null>(bands).fill(null);
+  const inside = cells.filter((c): c is Cell => c !== undefined);
+  if (inside.length === 0) return cells.map(none);
+  const dims = sliceReadDims(slice.variable, slice.indices);
+  const x0 = Math.min(...inside.map((c) => c.col));
+  const y0 = Math.min(...inside.map((c) => c.row));
+  const box: Window = {
+    x: x0,
+    y: y0,
+    width: Math.max(...inside.map((c) => c.col)) - x0 + 1,
+    height: Math.max(...inside.map((c) => c.row)) - y0 + 1,
+  };
+  const value = (v: number) => (isNodata(v, slice.variable) ? null : v);
+  // Values come band by band, each band a whole window.
+  const pixel = (data: ArrayLike<number>, area: number, i: number) => Array.from({ length: bands }, (_, b) => value(data[b * area + i]));
+  if (box.width * box.height * bands <= MAX_WINDOW_CELLS) {
+    const { data } = await slice.variable.read({ dims, window: box, signal });
+    return cells.map((c) => (c ? pixel(data, box.width * box.height, (c.row - y0) * box.width + (c.col - x0)) : none()));
+  }
+  const read = new Map<string, (number | null)[]>();
+  for (const c of inside) {
+    const key = `${c.col},${c.row}`;
+    if (read.has(key)) continue;
+    const { data } = await slice.variable.read({ dims, window: { x: c.col, y: c.row, width: 1, height: 1 }, signal });
+    read.set(key, pixel(data, 1, 0));
+  }
+  return cells.map((c) => (c ? read.get(`${c.col},${c.row}`)! : none()));
 }
 
 /**

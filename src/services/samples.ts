@@ -6,19 +6,15 @@
  * containing the location (no interpolation); areas (envelope, polygon) are refused. A
  * multiband (trend) raster's value is every band's, separated by spaces (as identify's).
  */
-import { bandNamesOf, sliceReadDims } from "./bands.js";
 import { InvalidInputError } from "../cube/errors.js";
-import type { Cube, Window } from "../cube/types.js";
-import { type Cell, bandsText, cellLocator, crsJson, isNodata, queryCrs } from "./identify.js";
+import type { Cube } from "../cube/types.js";
+import { bandsText, cellLocator, cellValues, crsJson, queryCrs } from "./identify.js";
 import { booleanParam } from "./requestValues.js";
-import { type Slice, selectSlice } from "./slices.js";
+import { selectSlice } from "./slices.js";
 import { type Geometry, type MapPoint, parseGeometry } from "./spatial.js";
 
 /** Most locations one request may sample. */
 export const MAX_SAMPLES = 10_000;
-
-/** Largest window read in one piece; locations spread wider are read cell by cell. */
-const MAX_WINDOW_CELLS = 4 * 1024 * 1024;
 
 /** One sampled location. */
 export interface Sample {
@@ -149,39 +145,4 @@ function pointAlong(line: readonly Segment[], s: number): MapPoint {
   const span = segment.at - segment.start;
   const f = span > 0 ? Math.min(1, Math.max(0, (s - segment.start) / span)) : 0;
   return { x: segment.from.x + f * (segment.to.x - segment.from.x), y: segment.from.y + f * (segment.to.y - segment.from.y) };
-}
-
-/**
- * The slice's band values at the cells (null outside the grid or at nodata): one read of
- * their bounding window when it is small.
- */
-async function cellValues(slice: Slice, cells: readonly (Cell | undefined)[], signal?: AbortSignal): Promise<(number | null)[][]> {
-  const bands = bandNamesOf(slice.variable).length;
-  const none = () => new Array<number | null>(bands).fill(null);
-  const inside = cells.filter((c): c is Cell => c !== undefined);
-  if (inside.length === 0) return cells.map(none);
-  const dims = sliceReadDims(slice.variable, slice.indices);
-  const x0 = Math.min(...inside.map((c) => c.col));
-  const y0 = Math.min(...inside.map((c) => c.row));
-  const box: Window = {
-    x: x0,
-    y: y0,
-    width: Math.max(...inside.map((c) => c.col)) - x0 + 1,
-    height: Math.max(...inside.map((c) => c.row)) - y0 + 1,
-  };
-  const value = (v: number) => (isNodata(v, slice.variable) ? null : v);
-  // Values come band by band, each band a whole window.
-  const pixel = (data: ArrayLike<number>, area: number, i: number) => Array.from({ length: bands }, (_, b) => value(data[b * area + i]));
-  if (box.width * box.height * bands <= MAX_WINDOW_CELLS) {
-    const { data } = await slice.variable.read({ dims, window: box, signal });
-    return cells.map((c) => (c ? pixel(data, box.width * box.height, (c.row - y0) * box.width + (c.col - x0)) : none()));
-  }
-  const read = new Map<string, (number | null)[]>();
-  for (const c of inside) {
-    const key = `${c.col},${c.row}`;
-    if (read.has(key)) continue;
-    const { data } = await slice.variable.read({ dims, window: { x: c.col, y: c.row, width: 1, height: 1 }, signal });
-    read.set(key, pixel(data, 1, 0));
-  }
-  return cells.map((c) => (c ? read.get(`${c.col},${c.row}`)! : none()));
 }
