@@ -19,7 +19,7 @@ import { selectIndices } from "./slices.js";
  * and CF tools give a raster's bands (ArcGIS's Raster to NetCDF takes it as a parameter and
  * documents no default).
  */
-export const BAND_FILE_DIMENSION = "band";
+const BAND_FILE_DIMENSION = "band";
 
 /**
  * The variables and slices a download request selects of `cube`, checked: every bad
