@@ -3,17 +3,11 @@
  * `multidimensionalInfo`: `strata:anomaly` (draw a diverging ramp), `strata:trend` (the
  * dimension the trend was fitted along and the names of its bands).
  */
-import { formatValue } from "../format.js";
 import type { TrendAttribute, Variable } from "./types.js";
 
 export const isAnomaly = (variable: Variable): boolean => Boolean(variable.attributes?.["strata:anomaly"]);
 
 export const trendOf = (variable: Variable): TrendAttribute | undefined => variable.attributes?.["strata:trend"];
-
-/** A slice position as people read it. */
-export function sliceLabel(_variable: Variable, dimension: string, value: number): string {
-  return formatValue(dimension, value);
-}
 
 /**
  * The names of a variable's raster bands when it has several (a trend raster's Slope,

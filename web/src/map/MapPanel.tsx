@@ -3,7 +3,8 @@
  * at a clicked point (or at the map's centre, for keyboard users).
  */
 import type View from "ol/View.js";
-import { bandsOf, sliceLabel } from "../api/strataAttributes.js";
+import { bandsOf } from "../api/strataAttributes.js";
+import { formatValue } from "../format.js";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useApp } from "../app/context.js";
 import { useAsync } from "../app/useAsync.js";
@@ -75,7 +76,7 @@ export function MapPanel(props: { url: string; view: View; side: string; fit: bo
     ...(band !== undefined ? [bands[band]] : []),
     ...(variable?.dimensions ?? [])
       .filter((d) => d.name !== chart.series?.dimension && d.values.length > 1)
-      .map((d) => `${d.name} ${sliceLabel(variable!, d.name, d.values[slice[d.name] ?? 0])}`),
+      .map((d) => `${d.name} ${formatValue(d.name, d.values[slice[d.name] ?? 0])}`),
   ].join(", ");
   const id = `map-${props.side}`;
   return (

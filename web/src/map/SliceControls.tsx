@@ -4,7 +4,7 @@
  * A trend raster's bands are no dimension: MapPanel chooses them (bandIds).
  */
 import { useEffect, useState } from "preact/hooks";
-import { sliceLabel } from "../api/strataAttributes.js";
+import { formatValue } from "../format.js";
 import type { Variable } from "../api/types.js";
 import type { SliceIndex } from "./rasterLayer.js";
 
@@ -30,7 +30,7 @@ export function SliceControls(props: { idPrefix: string; variable: Variable; sli
       {varying.map((d) => {
         const id = `${idPrefix}-${d.name}`;
         const index = slice[d.name] ?? 0;
-        const text = sliceLabel(variable, d.name, d.values[index]);
+        const text = formatValue(d.name, d.values[index]);
         return (
           <div class="slice" key={d.name}>
             <label for={id}>
