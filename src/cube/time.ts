@@ -557,10 +557,7 @@ function calendarMonthsMs(r: Resolved, cm: CalendarMonths, units: string, n: num
       { parameter: "units" },
     );
   }
-  const index = cm.year * 12 + (cm.month - 1) + n * cm.monthsPerUnit;
-  const y = Math.floor(index / 12);
-  const m = index - y * 12 + 1;
-  const d = Math.min(cm.day, r.cal.monthLength(y, m));
+  const [y, m, d] = shiftMonths(cm.year, cm.month, cm.day, n * cm.monthsPerUnit, r.cal.monthLength);
   if (!r.cal.isValid(y, m, d)) {
     // Only the mixed calendar has such dates: October 1582 lost its 5th to 14th.
     throw new UnsupportedDataError(
@@ -570,6 +567,25 @@ function calendarMonthsMs(r: Resolved, cm: CalendarMonths, units: string, n: num
     );
   }
   return r.cal.daysFromCivil(y, m, d) * MS_PER_DAY + cm.timeMs - cm.offsetMs;
+}
+
+/**
+ * The date `months` calendar months after (y, m, d) (astronomical years; negative counts
+ * back), its day clamped to the target month's length in the calendar `monthLength` gives:
+ * Jan 31 + 1 month = Feb 28, or Feb 29 in a leap year of that calendar. The one month
+ * arithmetic of `months since` axes and of addCalendar's MONTHS / YEARS steps.
+ */
+function shiftMonths(
+  y: number,
+  m: number,
+  d: number,
+  months: number,
+  monthLength: (y: number, m: number) => number,
+): [number, number, number] {
+  const index = y * 12 + (m - 1) + months;
+  const ny = Math.floor(index / 12);
+  const nm = index - ny * 12 + 1;
+  return [ny, nm, Math.min(d, monthLength(ny, nm))];
 }
 
 /** Epoch ms of model milliseconds in the resolved calendar, rounded to the millisecond. */
@@ -760,11 +776,7 @@ export function addCalendar(epochMs: number, n: number, unit: TimeStepUnit): num
       const day = Math.floor(epochMs / MS_PER_DAY);
       const msOfDay = epochMs - day * MS_PER_DAY;
       const [y, m, d] = gregorianFromDays(day);
-      const index = y * 12 + (m - 1) + months;
-      const ny = Math.floor(index / 12);
-      const nm = index - ny * 12 + 1;
-      const nd = Math.min(d, gregorianMonthLength(ny, nm));
-      return daysFromGregorian(ny, nm, nd) * MS_PER_DAY + msOfDay;
+      return daysFromGregorian(...shiftMonths(y, m, d, months, gregorianMonthLength)) * MS_PER_DAY + msOfDay;
     }
     default:
       throw new InvalidInputError(`Unknown time step unit "${String(unit)}": expected one of ${STEP_UNITS.join(", ")}.`, {
