@@ -56,15 +56,12 @@ export function registerHostedServices(app: FastifyInstance, ctx: AppContext): v
         throw new InvalidInputError("itemIdToCreate is not supported: Strata chooses the new item's id", { parameter: "itemIdToCreate" });
       const service = readCreateParameters(parseJsonParam(p.createParameters ?? "", "createParameters"));
       const { folderId } = request.params as { folderId?: string };
-      const tags = (p.tags ?? "")
-        .split(",")
-        .map((t) => t.trim())
-        .filter((t) => t !== "");
       // Checked and claimed with nothing in between (both synchronous), as job submit and publish do.
       refuseHeldServiceName(ctx.db, service.name, "createParameters", "createParameters.name");
       const item = createEmptyService(ctx.db, ctx.urls, viewer.username, service, {
         folderId: folderId ?? null,
-        tags,
+        // Comma-separated; the item's checks trim the tags and drop empty ones.
+        tags: (p.tags ?? "").split(","),
         snippet: p.snippet ?? "",
       });
       request.log.info({ itemId: item.id, service: item.serviceName, owner: item.owner }, "empty service created");

@@ -41,10 +41,8 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
         title: p.title?.trim() || name,
         type: "NetCDF",
         description: p.description ?? "",
-        tags: (p.tags ?? "")
-          .split(",")
-          .map((t) => t.trim())
-          .filter((t) => t !== ""),
+        // Comma-separated; checkNewItem trims the tags and drops empty ones.
+        tags: (p.tags ?? "").split(","),
         folderId: folderId ?? null,
         properties: { fileName: name },
       };
