@@ -5,6 +5,7 @@
 import { availableParallelism } from "node:os";
 import { InvalidInputError } from "../cube/errors.js";
 import { type DataStoreConfig, parseDataStoreSpec } from "../store/dataStores.js";
+import type { LogFormat } from "./requestLog.js";
 
 export interface ServeConfig {
   readonly host: string;
@@ -24,7 +25,7 @@ export interface ServeConfig {
   readonly imageHostingUrl: string;
   readonly logLevel: string;
   /** Request log lines: readable text or JSON; undefined: text on a terminal, JSON otherwise. */
-  readonly logFormat?: "text" | "json";
+  readonly logFormat?: LogFormat;
   readonly samples: boolean;
   /** Threads drawing exports and answering value queries; the bulk lane gets half. */
   readonly workThreads: number;
