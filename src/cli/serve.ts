@@ -1,7 +1,6 @@
 /** `strata serve`: run the server until SIGTERM/SIGINT, then stop gracefully. */
 import { rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { type Command, parseCommandArgs } from "./command.js";
 import { textLogStream } from "./requestLog.js";
 import { SERVE_OPTIONS, resolveServeConfig } from "./serveConfig.js";
