@@ -13,7 +13,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { ROOT, SERVER_STAMP, serverBuildState, webBuildState } from "./buildState.mjs";
+import { ROOT, SERVER_STAMP, WEB_STAMP, serverBuildState, webBuildState } from "./buildState.mjs";
 
 const args = process.argv.slice(2);
 const force = args.includes("--force");
@@ -73,5 +73,5 @@ if (targets.includes("server")) {
 }
 if (targets.includes("web")) {
   build("web", webBuildState(), "vite", "bin/vite.js", ["build", "--config", "web/vite.config.ts", "--logLevel", "warn"]);
-  if (!existsSync(join(ROOT, "web", "dist", "index.html")) && !optional) fail("web/dist/index.html is missing after the build");
+  if (!existsSync(WEB_STAMP) && !optional) fail("web/dist/index.html is missing after the build");
 }
