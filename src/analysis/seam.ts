@@ -8,6 +8,7 @@
  * view whose reads split a window at the wrap into two reads of the source and join them.
  */
 import { windowGrid } from "../cube/grid.js";
+import { crsDefinition, isGeographicDefinition } from "./crs.js";
 import { type Cube, type Grid, type Selection, type Slab, type Variable, type Window, describedAs } from "../cube/types.js";
 
 /** The grid presented with column `firstColumn` of the source first and its west edge at `originX`. */
@@ -19,26 +20,28 @@ export interface Seam {
 const EPS = 1e-9;
 
 /** North-up, unrotated, in degrees of longitude: the grids whose columns may be renumbered. */
-function isLongitudeLattice(grid: Grid, geographic: boolean): boolean {
+function isLongitudeLattice(grid: Grid): boolean {
   const [, t1, t2, , t4, t5] = grid.transform;
-  return geographic && t1 > 0 && t2 === 0 && t4 === 0 && t5 < 0;
+  if (!(t1 > 0 && t2 === 0 && t4 === 0 && t5 < 0)) return false;
+  const definition = crsDefinition(grid.crs);
+  return definition !== undefined && isGeographicDefinition(definition);
 }
 
 /** Columns that go once round the earth. */
-export function goesRound(grid: Grid): boolean {
+function goesRound(grid: Grid): boolean {
   const dx = grid.transform[1];
   return Math.abs(grid.width * dx - 360) <= 1e-6 * dx;
 }
 
 /**
  * How to present `grid` so that the longitudes [xmin, xmax] are contiguous columns in their own
- * convention, or undefined when the grid already does (or is not a geographic lattice).
+ * convention, or undefined when the grid already does (or is not a lattice of a geographic CRS).
  * @example
  * // 36 columns of 10° centred on 20..370: -30..30 starts at the column centred on 330 (index 31)
- * seamFor(grid, { xmin: -30, xmax: 30 }, true); // { firstColumn: 31, originX: -35 }
+ * seamFor(grid, { xmin: -30, xmax: 30 }); // { firstColumn: 31, originX: -35 }
  */
-export function seamFor(grid: Grid, extent: { readonly xmin: number; readonly xmax: number }, geographic: boolean): Seam | undefined {
-  if (!isLongitudeLattice(grid, geographic)) return undefined;
+export function seamFor(grid: Grid, extent: { readonly xmin: number; readonly xmax: number }): Seam | undefined {
+  if (!isLongitudeLattice(grid)) return undefined;
   const [t0, dx] = grid.transform;
   if (goesRound(grid)) {
     const k = Math.floor((extent.xmin - t0) / dx + EPS);
@@ -78,7 +81,7 @@ export function seamGrid(grid: Grid, seam: Seam): Grid {
  * A Cube view of `cube` presented as `seam` says; a window that runs past the last stored column
  * is read as two windows of the source, joined.
  * @example
- * const view = seamCube(cube, seamFor(cube.grid, { xmin: -30, xmax: 30 }, true)!);
+ * const view = seamCube(cube, seamFor(cube.grid, { xmin: -30, xmax: 30 })!);
  * const slab = await view.variables[0].read({ window: { x: 0, y: 0, width: 7, height: view.grid.height } });
  */
 export function seamCube(cube: Cube, seam: Seam): Cube {

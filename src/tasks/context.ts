@@ -7,7 +7,7 @@
  * and a warp when the output is not a window of the input grid) is stored with the job, and
  * `applyContext` turns it back into the cube the analysis reads.
  */
-import { type ResolvedCrs, crsDefinition, isGeographicDefinition, resolveCrs, sameCrs } from "../analysis/crs.js";
+import { type ResolvedCrs, crsDefinition, resolveCrs, sameCrs } from "../analysis/crs.js";
 import { type Seam, seamCube, seamFor, seamGrid } from "../analysis/seam.js";
 import {
   type Envelope,
@@ -137,11 +137,8 @@ function planContext(ctx: Record<string, unknown> | undefined, input: Grid, cell
   const reproject = outSR !== undefined && !sameCrs(grid.crs, outSR.crs);
   const cellSize = cellSizeFor(parseCellSizeRequest(ctx.cellSize), grid, reproject ? outSR.crs : undefined, cellSizeRaster);
   const extent = present(ctx.extent) ? envelopeIn(ctx.extent, reproject ? outSR : undefined, grid) : undefined;
-  if (extent && !reproject) {
-    const def = crsDefinition(grid.crs);
-    seam = seamFor(grid, extent, grid.crs.epsg === 4326 || (def !== undefined && isGeographicDefinition(def)));
-    if (seam) grid = seamGrid(grid, seam);
-  }
+  if (extent && !reproject) seam = seamFor(grid, extent);
+  if (seam) grid = seamGrid(grid, seam);
   const parallelism = parseParallelism(ctx.parallelProcessingFactor);
   const processor = ctx.processorType;
   if (processor !== undefined) {

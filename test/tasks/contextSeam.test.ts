@@ -99,10 +99,13 @@ describe("context.extent selects the same ground whatever the grid's longitude c
   it("a regional grid is renumbered by whole turns, never rotated", async () => {
     const opened = await openCube(paths["0..360"]);
     try {
-      const seam = seamFor({ ...opened.grid, width: 10, x: opened.grid.x.slice(0, 10) }, { xmin: -350, xmax: -300 }, true);
+      const seam = seamFor({ ...opened.grid, width: 10, x: opened.grid.x.slice(0, 10) }, { xmin: -350, xmax: -300 });
       assert.deepEqual(seam, { firstColumn: 0, originX: -365 });
-      assert.equal(seamFor(opened.grid, { xmin: -5, xmax: 100 }, true), undefined, "a grid already numbered so");
-      assert.equal(seamFor(opened.grid, { xmin: -30, xmax: 30 }, false), undefined, "not geographic");
+      assert.equal(seamFor(opened.grid, { xmin: -5, xmax: 100 }), undefined, "a grid already numbered so");
+      assert.deepEqual(seamFor(opened.grid, { xmin: -30, xmax: 30 }), { firstColumn: 33, originX: -35 }, "rotated");
+      for (const crs of [{ epsg: 3857 }, {}]) {
+        assert.equal(seamFor({ ...opened.grid, crs }, { xmin: -30, xmax: 30 }), undefined, `not geographic: ${JSON.stringify(crs)}`);
+      }
     } finally {
       await opened.close();
     }
