@@ -56,6 +56,25 @@ function indexIn(strata: Float64Array, xarray: number[], what: string): number[]
   });
 }
 
+/**
+ * For Strata's north-up rows and its columns, the indices of the same latitudes and longitudes
+ * in xarray's order: every one of xarray's, the longitudes in stored order.
+ */
+function xarrayOrder(cube: Cube, e: Entry): { rows: number[]; cols: number[]; lat: number[]; lon: number[] } {
+  const lat = e.coords!.lat.values;
+  const lon = e.coords!.lon.values;
+  const rows = indexIn(cube.grid.y, lat, "latitude");
+  const cols = indexIn(cube.grid.x, lon, "longitude");
+  assert.equal(rows.length, lat.length, `${e.file}: every latitude`);
+  assert.equal(cols.length, lon.length, `${e.file}: every longitude`);
+  assert.deepEqual(
+    cols,
+    [...cols].sort((a, b) => a - b),
+    `${e.file}: longitudes kept in stored order`,
+  );
+  return { rows, cols, lat, lon };
+}
+
 /** Every array xarray shows is read, is the grid or a dimension, is a grid mapping, or is named in skipped. */
 function accountedFor(cube: Cube, e: Entry): void {
   const read = new Set<string>(cube.variables.map((v) => v.name));
@@ -68,7 +87,7 @@ function accountedFor(cube: Cube, e: Entry): void {
   }
 }
 
-function checkVariable(cube: Cube, e: Entry, name: string, v: Variable): void {
+function checkVariable(e: Entry, name: string, v: Variable): void {
   const want = e.vars![name];
   const nonSpatial = want.dims.slice(0, -2);
   assert.deepEqual(
@@ -129,21 +148,12 @@ describe("a corpus of files as real tools write them, against xarray / GDAL / nu
     it(`${e.file}: xarray's dimensions, coordinates and values; nothing dropped in silence`, async () => {
       const cube = await openCube(path);
       try {
-        const lat = e.coords!.lat.values;
-        const lon = e.coords!.lon.values;
-        const rows = indexIn(cube.grid.y, lat, "latitude");
-        const cols = indexIn(cube.grid.x, lon, "longitude");
-        assert.equal(rows.length, lat.length);
-        assert.deepEqual(
-          cols,
-          [...cols].sort((a, b) => a - b),
-          `${e.file}: longitudes kept in stored order`,
-        );
+        const { rows, cols, lat, lon } = xarrayOrder(cube, e);
         const gridded = Object.entries(e.vars!).filter(([, v]) => v.values);
         assert.deepEqual(cube.variables.map((v) => v.name).sort(), gridded.map(([n]) => n).sort());
         for (const [name, want] of gridded) {
           const v = cube.variables.find((x) => x.name === name)!;
-          checkVariable(cube, e, name, v);
+          checkVariable(e, name, v);
           const slab = await v.read();
           const planes = slab.data.length / (rows.length * cols.length);
           const f32 = want.dtype === "float32";
@@ -188,10 +198,7 @@ describe("a corpus of files as real tools write them, against xarray / GDAL / nu
       }
       const cube = await openCube(out);
       try {
-        const lat = e.coords!.lat.values;
-        const lon = e.coords!.lon.values;
-        const rows = indexIn(cube.grid.y, lat, "latitude");
-        const cols = indexIn(cube.grid.x, lon, "longitude");
+        const { rows, cols, lat, lon } = xarrayOrder(cube, e);
         const v = cube.variables.find((x) => x.name === "tas")!;
         assert.deepEqual([...v.dimensions[0].values], e.coords!.time.values, "the input's days");
         const slab = await v.read();
