@@ -9,7 +9,7 @@ import type { TypedArray } from "../cube/types.js";
 /**
  * Element types as stored. 64-bit integers ("int64", "uint64": xarray's default for integer
  * time axes) are read into Float64Array: exact up to 2^53, and refused beyond (see
- * `exactFloat64`).
+ * `widenedValues`).
  */
 export type RawDtype =
   "int8" | "uint8" | "int16" | "uint16" | "int32" | "uint32" | "int64" | "uint64" | "float32" | "float64" | "char" | "string";
