@@ -226,7 +226,7 @@ export async function residualUnit(
 /**
  * The bands of a unit from its solution and residual sums (undefined when no statistic
  * was asked), written to `sink` as one block [1, …, bands, rows, cols]; their values are
- * added to the variable's statistics and to each band's (`bandStatistics`, in band order).
+ * added to each band's statistics (`bandStatistics`, in band order).
  */
 export async function writeUnit(
   cube: Cube,
@@ -235,8 +235,7 @@ export async function writeUnit(
   solution: Float64Array,
   residuals: Float64Array | undefined,
   sink: BlockSink,
-  statistics: StatisticsAccumulator,
-  bandStatistics?: readonly StatisticsAccumulator[],
+  bandStatistics: readonly StatisticsAccumulator[],
 ): Promise<void> {
   const v = variableNamed(cube, unit.variable);
   const { p, center, scale } = basisOf(v, plan);
@@ -260,8 +259,7 @@ export async function writeUnit(
     };
     leastSquaresBands(fit, sums, coef, out, i, P);
   }
-  statistics.add(out, undefined);
-  bandStatistics?.forEach((b, i) => b.add(out.subarray(i * P, (i + 1) * P), undefined));
+  bandStatistics.forEach((b, i) => b.add(out.subarray(i * P, (i + 1) * P), undefined));
   // The output's dimensions are the input's others, then Band.
   const outAt = unit.dims.filter((_, d) => d !== timeAxis(v)).map(([a]) => a);
   await sink.writeBlock(v.name, [...outAt, 0, unit.row, 0], {

@@ -7,7 +7,7 @@
  * those. Otherwise the tile walk (analysis/trendRaster.ts).
  */
 import { streamUnits } from "../analysis/runs.js";
-import { statisticsAccumulator } from "../analysis/statistics.js";
+import { mergeStatistics, statisticsAccumulator } from "../analysis/statistics.js";
 import { type TrendPlan, computeTrend, trendLayout } from "../analysis/trendRaster.js";
 import {
   type TrendStreamPlan,
@@ -94,7 +94,6 @@ export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<
       const index = walk.share?.index ?? 0;
       const scratch = walk.scratch!;
       const progress = (u: number) => (f: number) => walk.onProgress?.((u + f) / units.length);
-      const statistics = new Map(plan.variables.map((name) => [name, statisticsAccumulator()]));
       const bands = bandNames(plan.model, plan.statistics);
       const bandStatistics = new Map(plan.variables.map((name) => [name, bands.map(() => statisticsAccumulator())]));
       for (const [u, unit] of units.entries()) {
@@ -108,13 +107,18 @@ export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<
           walk.signal?.throwIfAborted();
           const solution = await readFloats(scratch, `u${u}-solution`);
           const sums = residuals ? await readFloats(scratch, `u${u}-residuals`) : undefined;
-          await writeUnit(cube, plan, unit, solution, sums, sink, statistics.get(unit.variable)!, bandStatistics.get(unit.variable));
+          await writeUnit(cube, plan, unit, solution, sums, sink, bandStatistics.get(unit.variable)!);
           unitWalk.onProgress(1);
         }
       }
-      const result: VariableStatistics = new Map([...statistics].map(([name, acc]) => [name, pass === write ? acc.result() : undefined]));
+      const result: VariableStatistics = new Map(plan.variables.map((name) => [name, undefined]));
       if (pass === write) {
-        for (const [name, accs] of bandStatistics) bands.forEach((band, i) => result.set(bandStatisticsKey(name, band), accs[i].result()));
+        // A variable's statistics over all its bands are the merge of its bands' (histograms merge exactly).
+        for (const [name, accs] of bandStatistics) {
+          const perBand = accs.map((acc) => acc.result());
+          result.set(name, mergeStatistics(perBand));
+          bands.forEach((band, i) => result.set(bandStatisticsKey(name, band), perBand[i]));
+        }
       }
       return result;
     },
