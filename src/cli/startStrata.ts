@@ -11,7 +11,7 @@ import type { FastifyInstance } from "fastify";
 import { NotFoundError } from "../cube/errors.js";
 import { buildServer } from "../http/app.js";
 import type { AppContext } from "../http/context.js";
-import { OUTPUT_PARAM } from "../http/gpServer.js";
+import { OUTPUT_PARAM } from "../tasks/gp.js";
 import { openCube } from "../io/open.js";
 import { type JobService, createJobService } from "../jobs/executor.js";
 import type { JobRecord, JsonObject } from "../jobs/types.js";

@@ -14,7 +14,7 @@ import { sameUsername } from "../portal/users.js";
 import { requireStorage } from "../services/quota.js";
 import { parseEnvFor } from "../services/resolve.js";
 import { toolsUrl } from "../services/urls.js";
-import { describeTask, hasTaskParameter } from "../tasks/gp.js";
+import { OUTPUT_PARAM, describeTask, hasTaskParameter } from "../tasks/gp.js";
 import type { JobOptions } from "../tasks/registry.js";
 import type { TaskDefinition } from "../tasks/types.js";
 import { signedIn, viewerOf } from "./auth.js";
@@ -28,19 +28,7 @@ import { refuseHeldServiceName } from "./serviceNames.js";
 
 export const TOOLS_PATH = "/rest/services/System/RasterAnalysisTools/GPServer";
 /** The names a task's output is published under (SPEC §2: the second is an alias). */
-export const OUTPUT_PARAM = "outputMultidimensionalRaster";
 const RESULT_ALIASES = [OUTPUT_PARAM, "result"];
-/** The output in a task description: GPString, as its result (`{url, itemId}`) is typed. */
-const OUTPUT_PARAMETER = {
-  name: OUTPUT_PARAM,
-  dataType: "GPString",
-  displayName: "Output Multidimensional Raster",
-  description: "The hosted image service the job created or updated: its url and itemId.",
-  direction: "esriGPParameterDirectionOutput",
-  defaultValue: null,
-  parameterType: "esriGPParameterTypeRequired",
-  category: "",
-};
 /** Request parameters never stored or echoed, besides credentials (`isSecretName`). */
 const NOT_INPUTS = new Set(["f"]);
 
@@ -80,9 +68,7 @@ export function registerGpServer(app: FastifyInstance, ctx: AppContext): void {
     const task = taskOf(ctx, request);
     const params = requestParams(request);
     if (hasTaskParameter(task.info, params)) return submit(ctx, request, task);
-    const description = describeTask(task.info, `${tools}/${task.info.name}`);
-    // The output is listed too, as ArcGIS's task descriptions do: clients read result names from it.
-    const body = { ...description, parameters: [...(description.parameters as unknown[]), OUTPUT_PARAMETER] };
+    const body = describeTask(task.info, `${tools}/${task.info.name}`);
     return { body, page: () => taskPage(ctx, task, crumbs, body) };
   });
 

@@ -35,6 +35,21 @@ export interface TaskInfo {
 /** Parameters that are not task parameters but request plumbing. */
 export const NON_TASK_PARAMS = new Set(["f", "token", "returnmessages", "returntype", "returnz", "returnm", "env:outsr", "env:processsr"]);
 
+/** The name a task's output is published under (SPEC §2). */
+export const OUTPUT_PARAM = "outputMultidimensionalRaster";
+
+/** The output in a task description: GPString, as its result (`{url, itemId}`) is typed. */
+const OUTPUT_PARAMETER = {
+  name: OUTPUT_PARAM,
+  dataType: "GPString",
+  displayName: "Output Multidimensional Raster",
+  description: "The hosted image service the job created or updated: its url and itemId.",
+  direction: "esriGPParameterDirectionOutput",
+  defaultValue: null,
+  parameterType: "esriGPParameterTypeRequired",
+  category: "",
+};
+
 /** The task resource JSON, generated from the table. */
 export function describeTask(task: TaskInfo, helpUrl: string): Record<string, unknown> {
   return {
@@ -44,17 +59,21 @@ export function describeTask(task: TaskInfo, helpUrl: string): Record<string, un
     category: task.category,
     helpUrl,
     executionType: "esriExecutionTypeAsynchronous",
-    parameters: task.parameters.map((p) => ({
-      name: p.name,
-      dataType: p.dataType,
-      displayName: p.displayName,
-      description: p.description,
-      direction: p.direction ?? "esriGPParameterDirectionInput",
-      defaultValue: p.defaultValue ?? null,
-      parameterType: p.required ? "esriGPParameterTypeRequired" : "esriGPParameterTypeOptional",
-      category: p.category ?? "",
-      ...(p.choiceList ? { choiceList: [...p.choiceList] } : {}),
-    })),
+    // The output is listed after the inputs, as ArcGIS's task descriptions do: clients read result names from it.
+    parameters: [
+      ...task.parameters.map((p) => ({
+        name: p.name,
+        dataType: p.dataType,
+        displayName: p.displayName,
+        description: p.description,
+        direction: p.direction ?? "esriGPParameterDirectionInput",
+        defaultValue: p.defaultValue ?? null,
+        parameterType: p.required ? "esriGPParameterTypeRequired" : "esriGPParameterTypeOptional",
+        category: p.category ?? "",
+        ...(p.choiceList ? { choiceList: [...p.choiceList] } : {}),
+      })),
+      OUTPUT_PARAMETER,
+    ],
   };
 }
 
