@@ -13,7 +13,7 @@ import { sameUsername } from "../portal/users.js";
 import type { DataStoreRegistry } from "../store/dataStores.js";
 import type { MetadataDb } from "../store/metadataDb.js";
 import type { RasterStore } from "../store/rasterStore.js";
-import type { InputLocation, OutputTarget, ParseEnv } from "../tasks/types.js";
+import { INPUT_DESCRIPTOR_KEYS, type InputLocation, type OutputTarget, type ParseEnv } from "../tasks/types.js";
 import { canUpdateService, checkOutputItem, datasetFile, datasetIdOf } from "./publish.js";
 import { type ServerUrls, hostedServiceName } from "./urls.js";
 
@@ -26,7 +26,6 @@ export interface ResolveDeps {
   readonly allowedHosts: readonly string[];
 }
 
-const INPUT_KEYS = ["itemId", "url", "uri", "folderId"] as const;
 const SERVICE_NAME = /^[A-Za-z0-9_]{1,120}$/;
 
 /**
@@ -59,7 +58,7 @@ async function resolveInput(
     throw new InvalidInputError(`${parameter} must be a JSON object with itemId, url, uri or folderId`, { parameter });
   }
   const d = descriptor as Record<string, unknown>;
-  const present = INPUT_KEYS.filter((k) => d[k] !== undefined && d[k] !== null && d[k] !== "");
+  const present = INPUT_DESCRIPTOR_KEYS.filter((k) => d[k] !== undefined && d[k] !== null && d[k] !== "");
   if (present.length === 0) throw new InvalidInputError(`${parameter} names no raster: give itemId, url, uri or folderId`, { parameter });
   const [key, ...ignored] = present;
   const warnings = ignored.length

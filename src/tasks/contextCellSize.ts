@@ -10,6 +10,7 @@ import { sameCrs } from "../analysis/crs.js";
 import { targetGrid } from "../analysis/warp.js";
 import { InvalidInputError, StrataError } from "../cube/errors.js";
 import type { Crs, Grid } from "../cube/types.js";
+import { INPUT_DESCRIPTOR_KEYS } from "./types.js";
 
 /** What was asked for, before any raster is opened. */
 export type CellSizeRequest =
@@ -20,8 +21,6 @@ export type CellSizeRequest =
 
 const P = "context";
 const WHAT = "context.cellSize";
-/** Keys of an input raster descriptor (SPEC §4). */
-const RASTER_KEYS = ["itemId", "url", "uri", "folderId"];
 /** MAXOF / MINOF as ArcGIS spells them in its environments, REST and Python API. */
 export const OF_INPUTS = /^(MAX|MIN)OF(IN)?$/i;
 
@@ -38,7 +37,7 @@ export function parseCellSizeRequest(v: unknown): CellSizeRequest | undefined {
   if (typeof v === "string" && OF_INPUTS.test(v.trim())) return { kind: "inputs" };
   if (typeof v === "object" && !Array.isArray(v)) {
     const o = v as Record<string, unknown>;
-    const raster = RASTER_KEYS.some((k) => o[k] !== undefined);
+    const raster = INPUT_DESCRIPTOR_KEYS.some((k) => o[k] !== undefined);
     if (o.factor !== undefined) {
       if (raster) throw new InvalidInputError(`${WHAT} gives both a factor and a raster; give one of them`, { parameter: P });
       const factor = typeof o.factor === "number" ? o.factor : typeof o.factor === "string" ? Number(o.factor.trim()) : NaN;

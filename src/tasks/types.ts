@@ -19,6 +19,9 @@ export type OutputTarget =
     }
   | { readonly kind: "update"; readonly serviceName: string; readonly itemId: string };
 
+/** The keys that name a raster in an input descriptor (SPEC §4), in the order they are taken. */
+export const INPUT_DESCRIPTOR_KEYS = ["itemId", "url", "uri", "folderId"] as const;
+
 /** Services the parser needs, implemented above tasks/ (portal, services, data stores). */
 export interface ParseEnv {
   /** Resolve an input raster descriptor (SPEC §4) the caller may read; 400/403 otherwise. */
