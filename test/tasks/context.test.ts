@@ -12,7 +12,6 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { InvalidInputError } from "../../src/cube/errors.js";
 import type { Cube } from "../../src/cube/types.js";
 import { openCube, openLocation } from "../../src/io/open.js";
 import { openRasterStore } from "../../src/store/rasterStore.js";
@@ -23,6 +22,7 @@ import { subsetTask } from "../../src/tasks/subset.js";
 import { trendTask } from "../../src/tasks/trend.js";
 import type { ParseEnv, TaskDefinition } from "../../src/tasks/types.js";
 import { fakeRunContext } from "../helpers/runContext.js";
+import { rejectsContext } from "../helpers/contextErrors.js";
 
 const SST = fileURLToPath(new URL("../../samples/sst_climatology_4deg.nc", import.meta.url));
 const R = 6378137;
@@ -34,15 +34,6 @@ const env: ParseEnv = {
   resolveOutput: async () => ({ kind: "create", serviceName: "context_out", itemProperties: {} }),
   openCube: (location) => openLocation(location),
 };
-
-function rejectsContext(fn: () => unknown, pattern: RegExp): void {
-  assert.throws(fn, (e: unknown) => {
-    assert.ok(e instanceof InvalidInputError, `an InvalidInputError, got ${String(e)}`);
-    assert.equal(e.parameter, "context");
-    assert.match(e.message, pattern);
-    return true;
-  });
-}
 
 let sst: Cube;
 let dir = "";

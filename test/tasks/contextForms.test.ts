@@ -16,6 +16,7 @@ import { openCube, openLocation } from "../../src/io/open.js";
 import { type ParsedContext, parseContext, resolveContext } from "../../src/tasks/context.js";
 import type { ParseEnv } from "../../src/tasks/types.js";
 import { REAL } from "../helpers/golden.js";
+import { rejectsContext } from "../helpers/contextErrors.js";
 
 const SST = fileURLToPath(new URL("../../samples/sst_climatology_4deg.nc", import.meta.url));
 const COADS = `${REAL}coads_climatology.cdf`;
@@ -49,15 +50,6 @@ function fileEnv(calls: { descriptor: unknown; parameter: string }[] = [], warni
     resolveOutput: async () => ({ kind: "create", serviceName: "x", itemProperties: {} }),
     openCube: (location) => openLocation(location),
   };
-}
-
-function rejects(fn: () => unknown, pattern: RegExp): void {
-  assert.throws(fn, (e: unknown) => {
-    assert.ok(e instanceof InvalidInputError, `an InvalidInputError, got ${String(e)}`);
-    assert.equal(e.parameter, "context");
-    assert.match(e.message, pattern);
-    return true;
-  });
 }
 
 describe("cellSize: MAXOF / MINOF in ArcGIS's spellings", () => {
@@ -152,7 +144,7 @@ describe("outSpatialReference, ArcGIS's other name for outSR", () => {
   });
 
   it("a bad value is a 400 naming context.outSpatialReference", () => {
-    rejects(
+    rejectsContext(
       () => parseContext('{"outSpatialReference":{"wkid":99999}}', sst.grid),
       /context\.outSpatialReference.*99999|99999.*context\.outSpatialReference/,
     );
@@ -172,6 +164,6 @@ describe("bad forms are 400s naming the setting and the reason", () => {
     ['{"extent":[0,0,1,1]}', /context\.extent must be an envelope object/],
   ];
   for (const [text, pattern] of cases) {
-    it(text, () => rejects(() => parseContext(text, sst.grid), pattern));
+    it(text, () => rejectsContext(() => parseContext(text, sst.grid), pattern));
   }
 });
