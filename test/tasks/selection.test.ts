@@ -345,21 +345,35 @@ describe("Subset selection: bad inputs are 400s naming the parameter", () => {
     }
   });
 
+  /**
+   * The plan's window is the stored navy grid's `column`, `row`, `width` × `height`, on the grid
+   * as the context presents it (the same meridian, maybe numbered otherwise); its western
+   * column's longitude as presented.
+   */
+  async function assertNavyWindow(
+    options: SubsetOptions,
+    stored: { column: number; row: number; width: number; height: number },
+  ): Promise<number> {
+    const navy = await openCube(REAL + NAVY);
+    try {
+      const presented = applyContext(navy, options).cube.grid;
+      const w = options.window;
+      assert.deepEqual([w.width, w.height, w.y], [stored.width, stored.height, stored.row]);
+      const west = presented.x[w.x];
+      assert.ok(sameLongitude(west, navy.grid.x[stored.column]), `${west} is ${navy.grid.x[stored.column]}`);
+      return west;
+    } finally {
+      await navy.close();
+    }
+  }
+
   it("an extent in -180..180 longitudes clips a 0..360 grid (lon -170..-150 = columns 190..210)", async () => {
     const { options } = await parse(NAVY, {
       context: extent({ xmin: -170, ymin: -10, xmax: -150, ymax: 10, spatialReference: { wkid: 4326 } }),
     });
-    const cube = await openCube(REAL + NAVY);
-    try {
-      // Columns 68..76 of the stored grid (190..210°E), numbered as the extent numbers them.
-      const presented = applyContext(cube, options).cube.grid;
-      const w = options.window;
-      assert.deepEqual([w.width, w.height, w.y], [9, 9, 32]);
-      assert.ok(sameLongitude(presented.x[w.x], cube.grid.x[68]), `${presented.x[w.x]} is ${cube.grid.x[68]}`);
-      assert.ok(presented.x[w.x] < 0, `in the extent's numbering: ${presented.x[w.x]}`);
-    } finally {
-      await cube.close();
-    }
+    // Columns 68..76 of the stored grid (190..210°E), numbered as the extent numbers them.
+    const west = await assertNavyWindow(options, { column: 68, row: 32, width: 9, height: 9 });
+    assert.ok(west < 0, `in the extent's numbering: ${west}`);
   });
 
   it("an extent whose spatialReference is a WKT is read in that CRS, not assumed to be the raster's", async () => {
@@ -371,15 +385,7 @@ describe("Subset selection: bad inputs are 400s naming the parameter", () => {
       'PARAMETER["scale_factor",1],PARAMETER["false_easting",0],PARAMETER["false_northing",0],UNIT["metre",1],AUTHORITY["EPSG","3857"]]';
     const { options } = await parse(NAVY, { context: extent({ xmin, ymin, xmax, ymax, spatialReference: { wkt } }) });
     // 100..180°E and 30°S..30°N: columns 32..64 and rows 24..48 of the stored grid.
-    const navy = await openCube(REAL + NAVY);
-    try {
-      const presented = applyContext(navy, options).cube.grid;
-      const w = options.window;
-      assert.deepEqual([w.width, w.height, w.y], [33, 25, 24]);
-      assert.ok(sameLongitude(presented.x[w.x], navy.grid.x[32]), `${presented.x[w.x]} is ${navy.grid.x[32]}`);
-    } finally {
-      await navy.close();
-    }
+    await assertNavyWindow(options, { column: 32, row: 24, width: 33, height: 25 });
     // A WKT naming a CRS the server cannot convert from is a 400, not degrees.
     await assert.rejects(
       () =>
