@@ -57,6 +57,11 @@ export interface ServiceInfo {
   hasMultidimensions?: boolean;
   variableNames?: string[];
   bandNames?: string[];
+  /** Cell size in the service's units: the grid's columns are the extent's width over pixelSizeX. */
+  pixelSizeX?: number;
+  pixelSizeY?: number;
+  maxImageWidth?: number;
+  maxImageHeight?: number;
 }
 
 export interface Dimension {
@@ -97,6 +102,12 @@ export interface TrendAttribute {
   model: string;
   /** The names of the raster's bands, in band order (bandIds 0, 1, …), e.g. ["Slope", "Intercept", "RMSE"]. */
   bands?: string[];
+  /** POLYNOMIAL: the order; HARMONIC: the number of sin/cos pairs and the cycle length in units of x. */
+  order?: number;
+  harmonics?: number;
+  cycleLengthDays?: number;
+  /** The unit of the fitted variable (the trend variable itself has none: its bands differ). */
+  variableUnit?: string;
 }
 
 export interface StrataAttributes {
