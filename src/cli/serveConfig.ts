@@ -4,6 +4,7 @@
  */
 import { availableParallelism } from "node:os";
 import { InvalidInputError } from "../cube/errors.js";
+import { IMAGE_ENCODERS, type ImageEncoder } from "../services/render/encodeImage.js";
 import { type DataStoreConfig, parseDataStoreSpec } from "../store/dataStores.js";
 import type { LogFormat } from "./requestLog.js";
 
@@ -35,6 +36,8 @@ export interface ServeConfig {
   readonly uploadLimitBytes: number;
   /** Bytes each non-admin user may keep in the raster store (Infinity: none). */
   readonly userQuotaBytes: number;
+  /** How exportImage encodes PNG and JPEG: sharp (libvips), or the pure-JS encoders. */
+  readonly imageEncoder: ImageEncoder;
 }
 
 export const SERVE_OPTIONS = {
@@ -113,6 +116,11 @@ export const SERVE_OPTIONS = {
     env: "STRATA_USER_QUOTA",
     help: "raster storage each non-admin user may use: 10G, 1T ... or none (default 20G)",
   },
+  "image-encoder": {
+    type: "string",
+    env: "STRATA_IMAGE_ENCODER",
+    help: "how exportImage encodes PNG and JPEG: sharp (libvips, the default; the js encoders if it cannot load) or js",
+  },
 } as const;
 
 type Values = {
@@ -154,6 +162,9 @@ export function resolveServeConfig(flags: Values, env: Record<string, string | u
       parameter: "log-level",
     });
   }
+  const imageEncoder = get("image-encoder") ?? "sharp";
+  if (!(IMAGE_ENCODERS as readonly string[]).includes(imageEncoder))
+    throw new InvalidInputError(`--image-encoder must be sharp or js; got "${imageEncoder}"`, { parameter: "image-encoder" });
   const logFormat = get("log-format");
   if (logFormat !== undefined && logFormat !== "text" && logFormat !== "json")
     throw new InvalidInputError(`--log-format must be text or json; got "${logFormat}"`, { parameter: "log-format" });
@@ -179,6 +190,7 @@ export function resolveServeConfig(flags: Values, env: Record<string, string | u
     workQueue: integer(get("work-queue") ?? "512", "work-queue", 16, 100_000),
     uploadLimitBytes: bytes(get("upload-limit") ?? "2G", "upload-limit"),
     userQuotaBytes: bytes(get("user-quota") ?? "20G", "user-quota"),
+    imageEncoder: imageEncoder as ImageEncoder,
   };
 }
 

@@ -21,6 +21,7 @@ import { ensureInitialAdmin } from "../portal/users.js";
 import { datasetCache } from "../services/datasets.js";
 import { imageCache } from "../services/imageCache.js";
 import { publishOutput } from "../services/publish.js";
+import { loadSharp } from "../services/render/sharpImage.js";
 import { createWorkPool } from "../services/work/pool.js";
 import type { ServerUrls } from "../services/urls.js";
 import { createDataStoreRegistry } from "../store/dataStores.js";
@@ -105,8 +106,12 @@ export async function startStrata(requested: ServeConfig, options: { logger?: bo
 
   if (adminPassword && config.samples) await publishSamples(db, store, urls);
 
+  // Loaded here, on the main thread, before any work thread: libvips must outlive the threads
+  // that use it (sharpImage.ts); and a failure to load is said once, below.
+  const sharp = config.imageEncoder === "sharp" ? await loadSharp() : undefined;
   const datasets = datasetCache(store);
   const work = createWorkPool({
+    imageEncoder: config.imageEncoder,
     quickThreads: config.workThreads,
     bulkThreads: Math.max(1, Math.floor(config.workThreads / 2)),
     quickQueue: config.workQueue,
@@ -129,6 +134,8 @@ export async function startStrata(requested: ServeConfig, options: { logger?: bo
     maximumRecords: 1000,
   };
   const server = await buildServer(ctx, { logger: options.logger ?? { level: config.logLevel } });
+  if (sharp && !sharp.ok)
+    server.log.warn(`sharp could not load (${sharp.reason}): PNG and JPEG are encoded by the slower pure-JavaScript encoders`);
   await server.listen({ host: config.host, port: config.port });
   let closed = false;
   return {

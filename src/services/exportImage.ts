@@ -15,8 +15,7 @@ import { gridFromTransform } from "../cube/grid.js";
 import { type Cube, type Grid, PIXEL_ARRAYS, type PixelType, type TypedArray, type Variable, type Window } from "../cube/types.js";
 import { encodeGridGeoTiff } from "../io/geotiffWrite.js";
 import { MAX_IMAGE_HEIGHT, MAX_IMAGE_WIDTH, gridEnvelope } from "./info.js";
-import { encodeJpeg, encodeJpgPng } from "./render/jpeg.js";
-import { type PngFormat, encodePng } from "./render/png.js";
+import { type ImageEncoder, type PictureFormat, encodeImage } from "./render/encodeImage.js";
 import { type RenderPlan, defaultRenderPlan, parseRenderingRule, renderRgb, renderRgba } from "./render/renderingRule.js";
 import type { StretchSpec } from "./render/stretch.js";
 import { bandNamesOf, bandStatistics, parseBandIds, sliceReadDims } from "./bands.js";
@@ -159,6 +158,7 @@ export interface ExportedImage {
  * Draw a planned export. Values are read and coloured in strips of rows, so a maximal image
  * holds its pixels once as RGBA (or as the tiff's values) plus one strip, unless its colours
  * depend on its own pixels (DRA, percent clip, no statistics), which needs them all at once.
+ * `encoder` picks how PNG and JPEG are encoded (render/encodeImage.ts; default sharp).
  * @example
  * const { bytes, contentType } = await renderExport(cube, stats, planExport(cube, stats, params));
  */
@@ -166,7 +166,7 @@ export async function renderExport(
   cube: Cube,
   statistics: Readonly<Record<string, Statistics | null | undefined>>,
   plan: ExportPlan,
-  signal?: AbortSignal,
+  { signal, encoder }: { signal?: AbortSignal; encoder?: ImageEncoder } = {},
 ): Promise<ExportedImage> {
   const { target } = plan;
   const read = sliceReader(cube, plan, signal);
@@ -199,17 +199,10 @@ export async function renderExport(
       : renderRgba(values[0], strip.width, strip.height, plan.noData, plan.render, drawn[0]);
     rgba.set(colours, strip.y * target.width * 4);
   }
-  if (plan.format === "jpg")
-    return { bytes: encodeJpeg(rgba, target.width, target.height, { quality: plan.quality }), contentType: "image/jpeg", extension: "jpg" };
-  if (plan.format === "jpgpng") {
-    const image = encodeJpgPng(rgba, target.width, target.height, { quality: plan.quality });
-    return { bytes: image.bytes, contentType: image.contentType, extension: image.contentType === "image/png" ? "png" : "jpg" };
-  }
-  return {
-    bytes: encodePng(rgba, target.width, target.height, { format: plan.format as PngFormat }),
-    contentType: "image/png",
-    extension: "png",
-  };
+  return encodeImage(rgba, target.width, target.height, plan.format as PictureFormat, {
+    quality: plan.quality,
+    ...(encoder ? { encoder } : {}),
+  });
 }
 
 /** About 1 M pixels a strip: ~20 MB of buffers whatever the image's size. */

@@ -86,4 +86,11 @@ describe("the request log", () => {
     assert.match(bad.stderr, /--log-format must be text or json/);
     assert.match((await strata("serve", "--help")).stdout, /--log-format/);
   });
+
+  it("--image-encoder takes sharp (the default) or js (STRATA_IMAGE_ENCODER too)", () => {
+    assert.equal(resolveServeConfig({}, {}).imageEncoder, "sharp");
+    assert.equal(resolveServeConfig({ "image-encoder": "js" }, {}).imageEncoder, "js");
+    assert.equal(resolveServeConfig({}, { STRATA_IMAGE_ENCODER: "js" }).imageEncoder, "js");
+    assert.throws(() => resolveServeConfig({ "image-encoder": "libpng" }, {}), /--image-encoder must be sharp or js; got "libpng"/);
+  });
 });

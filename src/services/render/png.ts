@@ -1,6 +1,8 @@
 /**
- * PNG encoder for rendered RGBA images (node:zlib, no dependencies), in the ArcGIS exportImage
- * flavours:
+ * PNG encoder for rendered RGBA images in pure JavaScript (node:zlib), in the ArcGIS
+ * exportImage flavours. exportImage uses it for png8 always (its exact palette; see
+ * encodeImage.ts for why not libvips') and for png24/png32 only when sharp cannot load
+ * (sharpImage.ts encodes those otherwise, to the same pixels):
  * - `png32`: RGBA, 8 bits per channel; transparency kept.
  * - `png24`: RGB; transparent pixels are composited over a background (white by default).
  * - `png8`: 8-bit palette with a tRNS chunk for alpha; exact when the image has at most 256
@@ -45,12 +47,7 @@ const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
  * reply.type("image/png").send(Buffer.from(png.buffer, png.byteOffset, png.byteLength));
  */
 export function encodePng(rgba: Uint8Array, width: number, height: number, options: PngOptions = {}): Uint8Array {
-  if (!(Number.isInteger(width) && Number.isInteger(height) && width > 0 && height > 0 && width < 2 ** 31 && height < 2 ** 31)) {
-    throw new RangeError(`PNG size must be positive integers, got ${width}x${height}`);
-  }
-  if (rgba.length !== width * height * 4) {
-    throw new RangeError(`PNG: ${rgba.length} bytes of RGBA for a ${width}x${height} image (expected ${width * height * 4})`);
-  }
+  checkRgbaSize(rgba, width, height, "PNG");
   const format = options.format ?? "png";
   if (!PNG_FORMATS.includes(format)) throw new RangeError(`unknown PNG format "${format}"; known: ${PNG_FORMATS.join(", ")}`);
   const level = options.level ?? 6;
@@ -69,6 +66,21 @@ export function encodePng(rgba: Uint8Array, width: number, height: number, optio
     return concat([chunk("IHDR", ihdr(width, height, 2)), chunk("IDAT", deflate(rgb, width, height, 3, filter, level)), end]);
   }
   return concat([chunk("IHDR", ihdr(width, height, 6)), chunk("IDAT", deflate(rgba, width, height, 4, filter, level)), end]);
+}
+
+/**
+ * Check that `rgba` holds width × height pixels of 4 bytes.
+ * @throws RangeError naming the image `kind` ("PNG", "JPEG") and what is wrong.
+ * @example
+ * checkRgbaSize(new Uint8Array(64), 4, 5, "PNG"); // RangeError: PNG: 64 bytes of RGBA for a 4x5 image (expected 80)
+ */
+export function checkRgbaSize(rgba: Uint8Array, width: number, height: number, kind: string): void {
+  if (!(Number.isInteger(width) && Number.isInteger(height) && width > 0 && height > 0 && width < 2 ** 31 && height < 2 ** 31)) {
+    throw new RangeError(`${kind} size must be positive integers, got ${width}x${height}`);
+  }
+  if (rgba.length !== width * height * 4) {
+    throw new RangeError(`${kind}: ${rgba.length} bytes of RGBA for a ${width}x${height} image (expected ${width * height * 4})`);
+  }
 }
 
 /**

@@ -9,12 +9,23 @@
  * Each lane's queue is bounded: a full queue is a BusyError ("busy, retry" with
  * Retry-After), never a hang. Threads beyond the warm one exit after a short idle time, so
  * memory returns to its resting level after a burst; each thread's heap is capped.
+ * Images are encoded on the thread that drew them (the RGBA never crosses threads; only
+ * the encoded bytes do), by the encoder the pool was given.
  */
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
 import { StrataError } from "../../cube/errors.js";
-import { type ThreadAnswer, type ThreadTask, type WorkKind, type WorkRequest, type WorkResult, reviveError } from "./protocol.js";
+import type { ImageEncoder } from "../render/encodeImage.js";
+import {
+  type ThreadAnswer,
+  type ThreadSettings,
+  type ThreadTask,
+  type WorkKind,
+  type WorkRequest,
+  type WorkResult,
+  reviveError,
+} from "./protocol.js";
 
 export type Lane = "quick" | "bulk";
 
@@ -31,6 +42,8 @@ export interface WorkPoolOptions {
   readonly idleMs?: number;
   /** V8 heap cap of each thread in MB (typed arrays are outside it; exports bound those by size). */
   readonly heapMb?: number;
+  /** How exports encode PNG and JPEG (default "sharp", the pure-JS encoders if it cannot load). */
+  readonly imageEncoder?: ImageEncoder;
 }
 
 /** The pool is full: the client should retry later (HTTP 503 with Retry-After). */
@@ -63,7 +76,7 @@ export function createWorkPool(options: WorkPoolOptions = {}): WorkPool {
   const cores = availableParallelism();
   const lane = (threads: number, maxQueue: number, minThreads: number): Piscina =>
     new Piscina({
-      ...threadEntry(),
+      ...threadEntry({ imageEncoder: options.imageEncoder ?? "sharp" }),
       minThreads: Math.min(minThreads, threads),
       maxThreads: threads,
       maxQueue,
@@ -111,14 +124,15 @@ function retryAfter(pool: Piscina): number {
 }
 
 /**
- * The thread's module: thread.js when compiled; from TypeScript sources a small boot module
- * that registers tsx first (Node 20 does not apply the parent's loader to worker threads).
+ * The thread's module and what it starts with: thread.js when compiled; from TypeScript
+ * sources a small boot module that registers tsx first (Node 20 does not apply the parent's
+ * loader to worker threads).
  */
-function threadEntry(): { filename: string; workerData?: unknown } {
+function threadEntry(settings: ThreadSettings): { filename: string; workerData: ThreadSettings & { entry?: string; tsx?: string } } {
   const here = fileURLToPath(import.meta.url);
-  if (!here.endsWith(".ts")) return { filename: fileURLToPath(new URL("./thread.js", import.meta.url)) };
+  if (!here.endsWith(".ts")) return { filename: fileURLToPath(new URL("./thread.js", import.meta.url)), workerData: settings };
   return {
     filename: fileURLToPath(new URL("./tsxBoot.mjs", import.meta.url)),
-    workerData: { entry: new URL("./thread.ts", import.meta.url).href, tsx: import.meta.resolve("tsx/esm/api") },
+    workerData: { ...settings, entry: new URL("./thread.ts", import.meta.url).href, tsx: import.meta.resolve("tsx/esm/api") },
   };
 }

@@ -7,6 +7,7 @@
 import { CorruptDataError, InvalidInputError, NotFoundError, StrataError, UnsupportedDataError } from "../../cube/errors.js";
 import type { DimensionSelection } from "../../io/netcdf4Write.js";
 import type { ExportedImage } from "../exportImage.js";
+import type { ImageEncoder } from "../render/encodeImage.js";
 import type { UploadType } from "../upload.js";
 
 /** Request parameters as the HTTP layer decoded them. */
@@ -59,6 +60,11 @@ export interface WorkResult {
 }
 
 export type WorkKind = keyof WorkRequest;
+
+/** What every thread of the pool starts with (its workerData). */
+export interface ThreadSettings {
+  readonly imageEncoder: ImageEncoder;
+}
 
 /** server -> thread */
 export interface ThreadTask {

@@ -2,7 +2,9 @@
  * The entry of a work thread (started by pool.ts through piscina, never imported): runs one
  * kind of work at a time and answers plain data. Cubes it opens stay open in a small cache
  * of its own (datasets never change, so an entry never goes stale), and raster stores too.
+ * Its settings (protocol.ts ThreadSettings) come as workerData.
  */
+import { workerData } from "node:worker_threads";
 import type { Statistics } from "../../analysis/statistics.js";
 import type { Cube } from "../../cube/types.js";
 import { writeNetcdf4 } from "../../io/netcdf4Write.js";
@@ -16,7 +18,9 @@ import { caseInsensitive } from "../requestValues.js";
 import { getSamples } from "../samples.js";
 import { computeStatisticsHistograms } from "../statisticsHistograms.js";
 import { storeUpload } from "../upload.js";
-import { type ThreadAnswer, type ThreadTask, type WorkRequest, type WorkResult, flattenError } from "./protocol.js";
+import { type ThreadAnswer, type ThreadSettings, type ThreadTask, type WorkRequest, type WorkResult, flattenError } from "./protocol.js";
+
+const settings = workerData as ThreadSettings;
 
 /** Open cubes kept per thread: enough for the services a map shows at once. */
 const CUBES_KEPT = 8;
@@ -56,7 +60,7 @@ type Handlers = { [K in keyof WorkRequest]: (input: WorkRequest[K]) => Promise<W
 const HANDLERS: Handlers = {
   async export({ path, params }) {
     const { cube, statistics } = await cubeAt(path);
-    return renderExport(cube, statistics, planExport(cube, statistics, caseInsensitive({ ...params })));
+    return renderExport(cube, statistics, planExport(cube, statistics, caseInsensitive({ ...params })), { encoder: settings.imageEncoder });
   },
   async identify({ path, params }) {
     return identify((await cubeAt(path)).cube, caseInsensitive({ ...params }));

@@ -1,13 +1,13 @@
 /**
- * Tests of JPEG output and the jpgpng choice (src/services/render/jpeg.ts), decoded with jpeg-js.
- * JPEG is lossy: colours are compared within a tolerance on flat blocks.
+ * Tests of the pure-JS JPEG encoder (src/services/render/jpeg.ts), decoded with jpeg-js.
+ * JPEG is lossy: colours are compared within a tolerance on flat blocks. (jpgpng and sharp's
+ * JPEG: encodeImage.test.ts.)
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import jpeg from "jpeg-js";
 
-import { encodeJpeg, encodeJpgPng } from "../../../src/services/render/jpeg.js";
-import { decodePng } from "../../helpers/pngDecode.js";
+import { encodeJpeg } from "../../../src/services/render/jpeg.js";
 
 const SIZE = 32;
 
@@ -40,21 +40,6 @@ test("transparent pixels show white, or the background asked for", () => {
   near(white.data, (8 * SIZE + 28) * 4, [33, 145, 140], 10, "opaque colour kept");
   const grey = jpeg.decode(encodeJpeg(rgba, SIZE, SIZE, { background: [128, 128, 128] }), { useTArray: true });
   near(grey.data, (8 * SIZE + 4) * 4, [128, 128, 128], 8, "grey under nodata");
-});
-
-test("jpgpng is a PNG32 when a pixel is transparent and a JPEG otherwise", () => {
-  const transparent = halves([0, 0, 0, 0], [33, 145, 140, 255]);
-  const png = encodeJpgPng(transparent, SIZE, SIZE);
-  assert.equal(png.format, "png");
-  assert.equal(png.contentType, "image/png");
-  const d = decodePng(png.bytes);
-  assert.equal(d.colorType, 6);
-  assert.deepEqual(d.rgba, transparent);
-
-  const opaque = encodeJpgPng(halves([68, 1, 84, 255], [253, 231, 37, 255]), SIZE, SIZE, { quality: 80 });
-  assert.equal(opaque.format, "jpg");
-  assert.equal(opaque.contentType, "image/jpeg");
-  assert.deepEqual([...opaque.bytes.subarray(0, 2)], [0xff, 0xd8]);
 });
 
 test("bad sizes and qualities are RangeErrors", () => {
