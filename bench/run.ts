@@ -13,7 +13,9 @@
  *   zlib (anomalies, trends, threads, a REST job, memory) against CDO, medians of 3 with peak
  *   memory; --long adds a cube four times longer, --no-kendall leaves Mann-Kendall out.
  * - codecs (bench/codecs.ts): encode and decode speed and size of the output codec's candidates.
- * Usage: npm run bench [-- --only tiles|anomaly|export|cdo|codecs] [--times 1000] [--anomaly-times 2100] [--cdo-times 1461] [--long] [--no-kendall]
+ * - encoders (bench/imageEncoders.ts): 1024×1024 exportImage PNG and JPEG with sharp against the
+ *   pure-JS encoders (two servers in one run), the encoding alone, and each server's peak memory.
+ * Usage: npm run bench [-- --only tiles|anomaly|export|cdo|codecs|encoders] [--times 1000] [--anomaly-times 2100] [--cdo-times 1461] [--long] [--no-kendall]
  * (outputs go to bench/out/, git-ignored)
  */
 import { execFile } from "node:child_process";
@@ -28,6 +30,7 @@ import { benchAnomaly } from "./anomaly.js";
 import { benchCdo } from "./cdo.js";
 import { benchCodecs } from "./codecs.js";
 import { benchExportImage } from "./exportImage.js";
+import { benchImageEncoders } from "./imageEncoders.js";
 
 const run = promisify(execFile);
 const { values } = parseArgs({
@@ -70,6 +73,7 @@ if (only("anomaly")) rows.push(...(await benchAnomaly(out, Number(values["anomal
 if (only("export")) rows.push(...(await benchExportImage(out)));
 if (only("cdo")) rows.push(...(await benchCdo(out, Number(values["cdo-times"]), { long: values.long, kendall: !values["no-kendall"] })));
 if (only("codecs")) rows.push(...(await benchCodecs()));
+if (only("encoders")) rows.push(...(await benchImageEncoders()));
 const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
 for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));
 
