@@ -1,6 +1,6 @@
 /**
  * The portal half of the API (`/sharing/rest/...`, SPEC §1 and §12): tokens, discovery,
- * the signed-in user, items (update, share, delete) and folders. Creating empty hosted
+ * the signed-in user, items (update, share, move, delete) and folders. Creating empty hosted
  * services (createService, isServiceNameAvailable) is hostedServices.ts.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
@@ -8,7 +8,7 @@ import { InvalidInputError, NotFoundError } from "../cube/errors.js";
 import { type Viewer, canRead, canWrite, isAdmin } from "../portal/access.js";
 import { AuthError } from "../portal/errors.js";
 import { createFolder, deleteFolder, getFolder, listFolders } from "../portal/folders.js";
-import { type Item, deleteItem, getItem, listItems, shareItem } from "../portal/items.js";
+import { type Item, deleteItem, getItem, listItems, shareItem, updateItem } from "../portal/items.js";
 import { applyItemUpdate, clientProperties, readItemUpdate } from "../portal/itemUpdate.js";
 import { exchangeToken, generateToken } from "../portal/tokens.js";
 import { getUser, sameUsername } from "../portal/users.js";
@@ -184,6 +184,17 @@ export function registerSharing(app: FastifyInstance, ctx: AppContext): void {
       const item = writableItem(ctx, viewer, (request.params as { id: string }).id);
       const updated = applyItemUpdate(ctx.db, item.id, readItemUpdate(requestParams(request), item));
       return { body: { success: true, id: updated.id } };
+    });
+    // ArcGIS's move: `folder` is the destination folder's id, "/" (or empty) the owner's root.
+    resource(app, `${prefix}/move`, (request) => {
+      const viewer = signedIn(ctx.db, request);
+      const item = writableItem(ctx, viewer, (request.params as { id: string }).id);
+      const folder = requestParams(request).folder;
+      if (folder === undefined)
+        throw new InvalidInputError('folder is required: a folder id, or "/" for the root', { parameter: "folder" });
+      const target = folder.trim() === "" || folder.trim() === "/" ? null : folder.trim();
+      const moved = updateItem(ctx.db, item.id, { folderId: target });
+      return { body: { success: true, itemId: moved.id, owner: moved.owner, folder: moved.folderId ?? "" } };
     });
     resource(app, `${prefix}/share`, (request) => {
       const viewer = signedIn(ctx.db, request);
