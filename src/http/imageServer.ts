@@ -1,6 +1,6 @@
 /**
  * Hosted image services (SPEC §11): the root resource, `multidimensionalInfo`,
- * `keyProperties`, `slices`, `exportImage` (images served with an ETag from a bounded
+ * `keyProperties`, `statistics`, `histograms`, `slices`, `exportImage` (images served with an ETag from a bounded
  * cache; f=json answers an href under `output/`), `download` (NetCDF-4); identify,
  * getSamples and computeStatisticsHistograms are in imageQueries.ts.
  */
@@ -19,6 +19,7 @@ import { type ExportedImage, planExport } from "../services/exportImage.js";
 import { imageKey } from "../services/imageCache.js";
 import { type DimensionValues, gridExtent, imageServiceInfo, multidimensionalInfo } from "../services/info.js";
 import { listSlices, sliceDefinition } from "../services/slices.js";
+import { histogramsResource, statisticsResource } from "../services/storedStatistics.js";
 import { datasetFile, datasetIdOf } from "../services/publish.js";
 import { HOSTED_FOLDER } from "../services/urls.js";
 import { viewerOf } from "./auth.js";
@@ -72,6 +73,19 @@ export function registerImageServer(app: FastifyInstance, ctx: AppContext): void
     return {
       body: { DataType: "Scientific", BandProperties: bands.map((BandName) => ({ BandName })), Variables: c.variables.map((v) => v.name) },
     };
+  });
+
+  // Kept when the dataset was written: answered here, no thread, no pixel read.
+  resource(app, `${base}/statistics`, async (request) => {
+    const { name, dataset } = await openService(ctx, request);
+    const body = statisticsResource(dataset.cube, dataset.statistics, requestParams(request));
+    return { body, page: () => ({ title: `${name}: statistics`, breadcrumbs: crumbs(name), json: body }) };
+  });
+
+  resource(app, `${base}/histograms`, async (request) => {
+    const { name, dataset } = await openService(ctx, request);
+    const body = histogramsResource(dataset.cube, dataset.statistics, requestParams(request));
+    return { body, page: () => ({ title: `${name}: histograms`, breadcrumbs: crumbs(name), json: body }) };
   });
 
   resource(app, `${base}/slices`, async (request) => {

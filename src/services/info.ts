@@ -7,13 +7,16 @@
 import type { Envelope } from "../analysis/warp.js";
 import type { Statistics } from "../analysis/statistics.js";
 import type { Cube, Grid, PixelType } from "../cube/types.js";
-import { STD_TIME } from "../cube/types.js";
 import { bandNamesOf, bandStatistics, sliceDimensions } from "./bands.js";
+import { servedGrid } from "./servedExtent.js";
+import { hasStoredHistograms } from "./storedStatistics.js";
+import { serviceTimeInfo } from "./timeInfo.js";
 
 /** Largest exportImage a service accepts (ArcGIS Image Server's defaults). */
 export const MAX_IMAGE_WIDTH = 4100;
 export const MAX_IMAGE_HEIGHT = 15000;
-export const CAPABILITIES = "Image,Metadata,Catalog,Mensuration,Multidimensional,Download";
+/** What Strata answers (docs/api.md lists each capability's operations; a test calls them all). */
+export const CAPABILITIES = "Image,Multidimensional";
 
 export type StatisticsByVariable = Readonly<Record<string, Statistics | undefined | null>>;
 
@@ -66,8 +69,7 @@ export function imageServiceInfo(
   const perBand = first ? bandStatistics(stats, first) : [];
   const names = first ? bandNamesOf(first) : [];
   const all = perBand.every((s) => s !== undefined);
-  const extent = gridExtent(grid);
-  const times = cube.variables.flatMap((v) => v.dimensions.filter((d) => d.name === STD_TIME).flatMap((d) => d.values));
+  const extent = gridExtent(servedGrid(grid));
   const nodata = first?.nodata;
   return {
     currentVersion: 11.3,
@@ -91,21 +93,14 @@ export function imageServiceInfo(
     meanValues: all ? perBand.map((s) => s!.mean) : [],
     stdvValues: all ? perBand.map((s) => s!.stddev) : [],
     hasMultidimensions: cube.variables.some((v) => v.dimensions.length > 0),
-    timeInfo: times.length
-      ? {
-          startTimeField: "StdTime",
-          endTimeField: "StdTime",
-          timeExtent: [Math.min(...times), Math.max(...times)],
-          timeReference: null,
-        }
-      : null,
+    timeInfo: serviceTimeInfo(cube),
     capabilities: meta.capabilities ?? CAPABILITIES,
     defaultResamplingMethod: "Bilinear",
     maxImageWidth: MAX_IMAGE_WIDTH,
     maxImageHeight: MAX_IMAGE_HEIGHT,
     maxDownloadSizeLimit: 0,
     allowRasterFunction: true,
-    hasHistograms: false,
+    hasHistograms: hasStoredHistograms(cube, stats),
     hasColormap: false,
     hasRasterAttributeTable: false,
     noDataValue: nodata === undefined || Number.isNaN(nodata) ? null : nodata,
