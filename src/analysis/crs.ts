@@ -1,18 +1,17 @@
 /**
  * Coordinate reference systems for the warp: resolve what a request names (a wkid, a WKT, a
  * proj4 string) to a proj4 definition and to the `Crs` a grid carries, and transform points
- * between two of them. Pure: proj4 does the projection maths, nothing here touches files.
- *
- * Known codes: EPSG:4326 (WGS 84), 4269 (NAD83), Web Mercator 3857 with its aliases
- * 102100/102113/900913/3785, World Mercator 3395, WGS 84 UTM zones 32601-32660 (north) and
- * 32701-32760 (south), NAD83 UTM zones 26901-26923, polar stereographic 3031, 3413, 3976,
- * 3995, EASE-Grid 2.0 global 6933. Anything else comes as WKT (WKT1 or WKT2; a WKT whose
- * outermost AUTHORITY/ID is a known code is taken as that code) or as a proj4 string.
+ * between two of them. proj4 does the projection maths; EPSG codes come from the EPSG registry
+ * as the epsg-index package has it (epsgIndex.ts): every 2D geographic or projected system
+ * proj4 can run without a datum grid file, plus Web Mercator's aliases 102100, 102113, 900913
+ * and 3785. Anything else comes as WKT (WKT1 or WKT2; a WKT whose outermost AUTHORITY/ID is a
+ * usable code is taken as that code) or as a proj4 string.
  */
 import proj4 from "proj4";
 import { InvalidInputError } from "../cube/errors.js";
 import type { Crs } from "../cube/types.js";
 import { epsgFromWkt } from "../cube/wkt.js";
+import { epsgSystem } from "./epsgIndex.js";
 
 /** Codes naming Web Mercator; all are stored as 3857. */
 export const WEB_MERCATOR_CODES: ReadonlySet<number> = new Set([3857, 102100, 102113, 900913, 3785]);
@@ -20,50 +19,14 @@ export const WEB_MERCATOR_CODES: ReadonlySet<number> = new Set([3857, 102100, 10
 /** Latitude bound of the Web Mercator square (where y = ±20037508.34 m). */
 export const MERCATOR_MAX_LATITUDE = 85.0511287798066;
 
-const FIXED: Readonly<Record<number, string>> = {
-  4326: "+proj=longlat +datum=WGS84 +no_defs",
-  4269: "+proj=longlat +datum=NAD83 +no_defs",
-  3857: "+proj=merc +a=6378137 +b=6378137 +lat_ts=0 +lon_0=0 +x_0=0 +y_0=0 +k=1 +units=m +no_defs",
-  3395: "+proj=merc +lon_0=0 +k=1 +x_0=0 +y_0=0 +datum=WGS84 +units=m +no_defs",
-  3031: "+proj=stere +lat_0=-90 +lat_ts=-71 +lon_0=0 +x_0=0 +y_0=0 +datum=WGS84 +units=m +no_defs",
-  3413: "+proj=stere +lat_0=90 +lat_ts=70 +lon_0=-45 +x_0=0 +y_0=0 +datum=WGS84 +units=m +no_defs",
-  3976: "+proj=stere +lat_0=-90 +lat_ts=-70 +lon_0=0 +x_0=0 +y_0=0 +datum=WGS84 +units=m +no_defs",
-  3995: "+proj=stere +lat_0=90 +lat_ts=71 +lon_0=0 +x_0=0 +y_0=0 +datum=WGS84 +units=m +no_defs",
-  6933: "+proj=cea +lat_ts=30 +lon_0=0 +x_0=0 +y_0=0 +datum=WGS84 +units=m +no_defs",
-};
-
-const NAMES: Readonly<Record<number, string>> = {
-  4326: "WGS 84",
-  4269: "NAD83",
-  3395: "WGS 84 / World Mercator",
-  3031: "WGS 84 / Antarctic Polar Stereographic",
-  3413: "WGS 84 / NSIDC Sea Ice Polar Stereographic North",
-  3976: "WGS 84 / NSIDC Sea Ice Polar Stereographic South",
-  3995: "WGS 84 / Arctic Polar Stereographic",
-  6933: "WGS 84 / NSIDC EASE-Grid 2.0 Global",
-};
-
-/** GDAL's WKT1 of EPSG:3857 (the sphere-on-WGS 84 trick needs its PROJ4 extension). */
-const WEB_MERCATOR_WKT =
-  'PROJCS["WGS 84 / Pseudo-Mercator",GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563,AUTHORITY["EPSG","7030"]],' +
-  'AUTHORITY["EPSG","6326"]],PRIMEM["Greenwich",0,AUTHORITY["EPSG","8901"]],UNIT["degree",0.0174532925199433,AUTHORITY["EPSG","9122"]],' +
-  'AUTHORITY["EPSG","4326"]],PROJECTION["Mercator_1SP"],PARAMETER["central_meridian",0],PARAMETER["scale_factor",1],' +
-  'PARAMETER["false_easting",0],PARAMETER["false_northing",0],UNIT["metre",1,AUTHORITY["EPSG","9001"]],AXIS["Easting",EAST],' +
-  'AXIS["Northing",NORTH],EXTENSION["PROJ4","+proj=merc +a=6378137 +b=6378137 +lat_ts=0 +lon_0=0 +x_0=0 +y_0=0 +k=1 +units=m +nadgrids=@null +wktext +no_defs"],' +
-  'AUTHORITY["EPSG","3857"]]';
-
 /**
- * The proj4 definition of a code Strata knows (Web Mercator aliases included), or undefined.
+ * The proj4 definition of a usable EPSG code (Web Mercator aliases included), or undefined.
  * @example
  * epsgDefinition(32633); // "+proj=utm +zone=33 +datum=WGS84 +units=m +no_defs"
  */
 export function epsgDefinition(code: number): string | undefined {
-  const c = WEB_MERCATOR_CODES.has(code) ? 3857 : code;
-  if (FIXED[c]) return FIXED[c];
-  if (c >= 32601 && c <= 32660) return `+proj=utm +zone=${c - 32600} +datum=WGS84 +units=m +no_defs`;
-  if (c >= 32701 && c <= 32760) return `+proj=utm +zone=${c - 32700} +south +datum=WGS84 +units=m +no_defs`;
-  if (c >= 26901 && c <= 26923) return `+proj=utm +zone=${c - 26900} +datum=NAD83 +units=m +no_defs`;
-  return undefined;
+  const found = epsgSystem(canonicalCode(code));
+  return found.ok ? found.system.proj4 : undefined;
 }
 
 /** The code a grid stores for `code` (Web Mercator aliases become 3857). */
@@ -87,9 +50,6 @@ export interface CrsLabel {
   /** How the message names the value (default "context.outSR"). */
   readonly what?: string;
 }
-
-const KNOWN_LIST =
-  "4326, 4269, 3857 (102100), 3395, WGS 84 UTM 32601-32660 and 32701-32760, NAD83 UTM 26901-26923, 3031, 3413, 3976, 3995, 6933";
 
 /**
  * Resolve a spatial reference as requests give it: a wkid (number, "3857", "EPSG:3857"),
@@ -128,20 +88,14 @@ export function resolveCrs(value: unknown, label: CrsLabel = {}): ResolvedCrs {
 }
 
 function fromCode(code: number, what: string, parameter: string): ResolvedCrs {
-  const definition = Number.isInteger(code) ? epsgDefinition(code) : undefined;
-  if (!definition) {
-    throw new InvalidInputError(
-      `${what}: wkid ${code} is not a coordinate system Strata knows (it knows ${KNOWN_LIST}); give it as WKT or a proj4 string instead`,
-      { parameter },
-    );
-  }
   const epsg = canonicalCode(code);
-  const p = projection(definition)!;
-  return {
-    crs: { epsg, wkt: epsg === 3857 ? WEB_MERCATOR_WKT : wktOf(p, NAMES[epsg] ?? utmName(epsg), epsg) },
-    definition,
-    geographic: isLongLat(p),
-  };
+  const found = epsgSystem(epsg);
+  const p = found.ok ? projection(found.system.proj4) : undefined;
+  if (!found.ok || !p) {
+    const why = found.ok ? `proj4 cannot read ${found.system.name}` : found.reason;
+    throw new InvalidInputError(`${what}: wkid ${code} cannot be used: ${why}; give it as WKT or a proj4 string instead`, { parameter });
+  }
+  return { crs: { epsg, wkt: found.system.wkt }, definition: found.system.proj4, geographic: isLongLat(p) };
 }
 
 function fromText(text: string, what: string, parameter: string): ResolvedCrs {
@@ -275,16 +229,9 @@ function isLongLat(p: Projection): boolean {
   return (p.names ?? []).includes("longlat");
 }
 
-// ---- WKT1 for grids that were given a code or a proj4 string -----------------------------------
+// ---- WKT1 for grids that were given a proj4 string -----------------------------------------------
 
 const DEG = 180 / Math.PI;
-
-function utmName(code: number): string {
-  if (code > 32600 && code <= 32660) return `WGS 84 / UTM zone ${code - 32600}N`;
-  if (code > 32700 && code <= 32760) return `WGS 84 / UTM zone ${code - 32700}S`;
-  if (code > 26900 && code <= 26923) return `NAD83 / UTM zone ${code - 26900}N`;
-  return "unnamed";
-}
 
 const fmt = (v: number) => String(Number(v.toPrecision(15)));
 const param = (name: string, v: number | undefined) => `PARAMETER["${name}",${fmt(v ?? 0)}]`;
@@ -296,10 +243,9 @@ const num = (v: unknown): number | undefined => (typeof v === "number" && Number
  * polar stereographic, equirectangular, cylindrical equal area, Robinson, Mollweide,
  * sinusoidal); undefined for the others.
  */
-function wktOf(p: Projection, name: string, epsg?: number): string | undefined {
-  const authority = epsg !== undefined ? `,AUTHORITY["EPSG","${epsg}"]` : "";
+function wktOf(p: Projection, name: string): string | undefined {
   const geog = geogcs(p);
-  if (isLongLat(p)) return geog.replace(/\]$/, `${authority}]`);
+  if (isLongLat(p)) return geog;
   const names = p.names ?? [];
   const has = (n: string) => names.includes(n);
   const toMeter = num(p.to_meter) ?? 1;
@@ -350,7 +296,7 @@ function wktOf(p: Projection, name: string, epsg?: number): string | undefined {
   const unit = toMeter === 1 ? 'UNIT["metre",1]' : `UNIT["${String(p.units ?? "unit")}",${fmt(toMeter)}]`;
   return (
     `PROJCS["${name}",${geog},${body},${param("false_easting", fe)},${param("false_northing", fn)},${unit},` +
-    `AXIS["Easting",EAST],AXIS["Northing",NORTH]${authority}]`
+    `AXIS["Easting",EAST],AXIS["Northing",NORTH]]`
   );
 }
 
