@@ -16,10 +16,16 @@ import { type Cube, type Grid, PIXEL_ARRAYS, type PixelType, type TypedArray, ty
 import { encodeGridGeoTiff } from "../io/geotiffWrite.js";
 import { MAX_IMAGE_HEIGHT, MAX_IMAGE_WIDTH, gridEnvelope } from "./info.js";
 import { type ImageEncoder, type PictureFormat, encodeImage } from "./render/encodeImage.js";
-import { type RenderPlan, defaultRenderPlan, parseRenderingRule, renderRgb, renderRgba } from "./render/renderingRule.js";
-import type { StretchSpec } from "./render/stretch.js";
+import {
+  type RenderPlan,
+  defaultRenderPlan,
+  parseRenderingRule,
+  renderNeedsAllPixels,
+  renderRgb,
+  renderRgba,
+} from "./render/renderingRule.js";
+import { type StretchSpec, stretchNeedsPixels } from "./render/stretch.js";
 import { bandNamesOf, bandStatistics, parseBandIds, sliceReadDims } from "./bands.js";
-import { servedGrid } from "./servedExtent.js";
 import { type Slice, selectSlice } from "./slices.js";
 import { booleanParam, choiceParam, numberParam } from "./requestValues.js";
 import { gridCrs, parseEnvelope, parseSpatialReference } from "./spatial.js";
@@ -76,7 +82,7 @@ export function planExport(
   const [width, height] = parseSize(params.size);
   let envelope: Envelope | undefined = box
     ? box.envelope
-    : transformEnvelope(gridEnvelope(servedGrid(cube.grid)), service.definition, bboxCrs.definition);
+    : transformEnvelope(gridEnvelope(cube.grid), service.definition, bboxCrs.definition);
   if (envelope && bboxCrs.definition !== imageCrs.definition)
     envelope = transformEnvelope(envelope, bboxCrs.definition, imageCrs.definition);
   if (!envelope) throw new InvalidInputError("bbox has no part that can be drawn in imageSR", { parameter: "bbox" });
@@ -142,9 +148,12 @@ function drawnBands(requested: number[] | undefined): number[] {
 function rgbStretch(rule: RenderPlan | undefined): StretchSpec {
   if (rule === undefined) return { type: "minMax" };
   if (rule.kind === "stretch" && rule.ramp === "gray") return rule.stretch;
-  throw new InvalidInputError("renderingRule: a Colormap colours one band; with three bandIds give a Stretch, or choose one band", {
-    parameter: "renderingRule",
-  });
+  throw new InvalidInputError(
+    "renderingRule: a Colormap or a Remap applies to one band; with three bandIds give a Stretch, or choose one band",
+    {
+      parameter: "renderingRule",
+    },
+  );
 }
 
 /** An image ready to send. */
@@ -158,7 +167,7 @@ export interface ExportedImage {
 /**
  * Draw a planned export. Values are read and coloured in strips of rows, so a maximal image
  * holds its pixels once as RGBA (or as the tiff's values) plus one strip, unless its colours
- * depend on its own pixels (DRA, percent clip, no statistics), which needs them all at once.
+ * depend on its own pixels (DRA, a Remap, no statistics or histogram), which needs them all at once.
  * `encoder` picks how PNG and JPEG are encoded (render/encodeImage.ts; default sharp).
  * @example
  * const { bytes, contentType } = await renderExport(cube, stats, planExport(cube, stats, params));
@@ -190,9 +199,7 @@ export async function renderExport(
   const drawn = plan.bands.map((b) => stats[b]);
   const rgba = new Uint8Array(target.width * target.height * 4);
   const rgb = plan.rgb;
-  const fixed = rgb
-    ? drawn.every((s) => stretchFixedInAdvance(rgb, s))
-    : plan.render.kind === "colormap" || stretchFixedInAdvance(plan.render.stretch, drawn[0]);
+  const fixed = rgb ? !drawn.some((s) => stretchNeedsPixels(rgb, s)) : !renderNeedsAllPixels(plan.render, drawn[0]);
   for (const strip of strips(target, fixed ? STRIP_PIXELS : Infinity)) {
     const values = await read(strip);
     const colours = rgb
@@ -213,16 +220,6 @@ const STRIP_PIXELS = 1 << 20;
 function* strips(target: Grid, pixels: number): Generator<Window> {
   const rows = Math.max(1, Math.min(target.height, Math.floor(pixels / target.width)));
   for (let y = 0; y < target.height; y += rows) yield { x: 0, y, width: target.width, height: Math.min(rows, target.height - y) };
-}
-
-/**
- * Whether a stretch maps a value to the same colour before the image's pixels are known (so
- * strips colour alike); a colormap always does.
- */
-function stretchFixedInAdvance(spec: StretchSpec, statistics: Statistics | undefined): boolean {
-  if (spec.type === "none") return true;
-  if (spec.type === "minMax" && spec.min !== undefined && spec.max !== undefined) return true;
-  return spec.type !== "percentClip" && !spec.dra && (spec.statistics ?? statistics) !== undefined;
 }
 
 /**

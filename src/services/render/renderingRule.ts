@@ -1,22 +1,41 @@
 /**
  * ArcGIS `renderingRule` -> render plan, and the plan applied to one band of values (RGBA).
  *
- * Supported raster functions (names and argument names match case-insensitively):
- * - `Stretch` { StretchType 0 none | 3 standard deviation | 5 minimum-maximum | 6 percent clip,
- *   NumberOfStandardDeviations, MinPercent, MaxPercent, Statistics [[min, max, mean, stddev]],
- *   DRA, Gamma, UseGamma, Min, Max }. As in ArcGIS, Min and Max are the OUTPUT range (default
- *   0..255); the input range comes from Statistics, the dataset's statistics, or the pixels (DRA).
- *   Alone, a Stretch renders grey.
- * - `Colormap` { Colormap [[value, r, g, b], ...] | ColormapName | ColorrampName | Colorramp (a
- *   ramp name) }, first present in that order. A named ramp over no Stretch stretches min-max
- *   first; explicit entries over no Stretch look up the raw pixel values.
- * - Chaining through `rasterFunctionArguments.Raster`: a Colormap over a Stretch. A string Raster
- *   (such as "$$") names the source and is ignored, as are `variableName` and `outputPixelType`.
- * Anything else is refused with an InvalidInputError on parameter renderingRule saying why.
+ * Supported raster functions (names and argument names match case-insensitively), chained
+ * through `rasterFunctionArguments.Raster` as Colormap over Stretch over Remap, each optional:
+ * - `Remap` { InputRanges, OutputValues, NoDataRanges, AllowUnmatched, ReplacementValue,
+ *   IsLastInputRangeInclusive } (remap.ts), applied to the values first.
+ * - `Stretch` { StretchType 0 none | 3 standard deviation | 4 histogram equalization |
+ *   5 minimum-maximum | 6 percent clip | 9 sigmoid, NumberOfStandardDeviations, MinPercent,
+ *   MaxPercent, SigmoidStrengthLevel, Statistics [[min, max, mean, stddev]], Histograms, DRA,
+ *   Gamma, UseGamma, Min, Max, ColorRamp } (stretch.ts). As in ArcGIS, Min and Max are the
+ *   OUTPUT range (default 0..255); the input range comes from Statistics, the dataset's
+ *   statistics and histogram, or the pixels (DRA; and always after a Remap). Without colours
+ *   a Stretch renders grey.
+ * - `Colormap` { Colormap [[value, r, g, b], ...] | ColormapName | ColorRamp (a ramp name or
+ *   colour-ramp JSON) | ColorrampName }, first present in that order. A ramp over no Stretch
+ *   stretches min-max first; explicit entries over no Stretch look up the raw (or remapped)
+ *   values.
+ * A string Raster (such as "$$") names the source and is ignored, as are `variableName` and
+ * `outputPixelType`. Anything else is refused with an InvalidInputError on parameter
+ * renderingRule saying why.
  */
 import { InvalidInputError } from "../../cube/errors.js";
-import { type ColormapEntry, type ColormapLookup, RAMP_NAMES, colorRamp, colormapLookup } from "./colormaps.js";
-import { type PixelValues, type StretchSpec, type StretchStatistics, stretchToBytes, symmetricRange } from "./stretch.js";
+import { parseColorRamp, rampTable } from "./colorRampJson.js";
+import { type ColormapEntry, type ColormapLookup, colorRamp, colormapLookup } from "./colormaps.js";
+import { RAMP_NAME_HINT, namedRampTable } from "./namedRamps.js";
+import { type RemapSpec, applyRemap, parseRemap } from "./remap.js";
+import {
+  DEFAULT_MAX_PERCENT,
+  DEFAULT_MIN_PERCENT,
+  type PixelValues,
+  type StretchSpec,
+  type StretchStatistics,
+  stretchNeedsPixels,
+  stretchToBytes,
+  symmetricRange,
+} from "./stretch.js";
+import type { BinnedHistogram } from "./stretchHistogram.js";
 
 /** How a band becomes colours. */
 export type RenderPlan =
@@ -26,13 +45,17 @@ export type RenderPlan =
       readonly stretch: StretchSpec;
       /** 256 RGBA entries (1024 bytes); alpha 0 marks indices with no colour. */
       readonly palette: Uint8Array;
-      /** The ramp's name when the palette is a named ramp. */
+      /** The ramp's name when the palette is a named ramp ("gray" for a Stretch alone, "custom" for ramp JSON). */
       readonly ramp?: string;
+      /** A Remap applied to the values before they are stretched. */
+      readonly remap?: RemapSpec;
     }
   | {
       /** Colour raw pixel values by exact lookup (ArcGIS Colormap with explicit entries). */
       readonly kind: "colormap";
       readonly colormap: ColormapLookup;
+      /** A Remap applied to the values before they are looked up. */
+      readonly remap?: RemapSpec;
     };
 
 const PARAMETER = "renderingRule";
@@ -57,22 +80,17 @@ export function parseRenderingRule(rule: unknown): RenderPlan {
       throw invalid(`it is not valid JSON (${e instanceof Error ? e.message : String(e)})`);
     }
   }
-  const top = parseFunction(value, "the rule");
-  if (top.fn === "stretch") {
-    if (top.inner) {
-      const under = top.inner.fn === "stretch" ? "Stretch" : "Colormap";
-      throw invalid(`a Stretch over a ${under} is not supported; chain a Colormap over a Stretch`);
-    }
-    return { kind: "stretch", stretch: top.spec, palette: rampPalette(colorRamp("gray")), ramp: "gray" };
-  }
-  if (top.inner?.fn === "colormap") throw invalid("a Colormap over a Colormap is not supported; chain a Colormap over a Stretch");
-  if (top.inner?.inner) throw invalid("a Stretch over another raster function is not supported; chain a Colormap over a Stretch");
-  const stretch: StretchSpec | undefined = top.inner?.spec;
-  if (top.colors.type === "ramp") {
-    return { kind: "stretch", stretch: stretch ?? { type: "minMax" }, palette: rampPalette(top.colors.lut), ramp: top.colors.name };
-  }
-  if (!stretch) return { kind: "colormap", colormap: top.colors.lookup };
-  return { kind: "stretch", stretch, palette: lookupPalette(top.colors.lookup) };
+  return planOf(parseFunction(value, "the rule"));
+}
+
+/**
+ * Whether a plan needs all the drawn pixels before it can colour any (see stretchNeedsPixels;
+ * after a Remap the dataset's statistics no longer describe the values).
+ * @example
+ * renderNeedsAllPixels(parseRenderingRule('{"rasterFunction":"Stretch","rasterFunctionArguments":{"StretchType":5,"DRA":true}}'), stats); // true
+ */
+export function renderNeedsAllPixels(plan: RenderPlan, statistics: StretchStatistics | undefined): boolean {
+  return plan.kind === "stretch" && stretchNeedsPixels(plan.stretch, plan.remap ? undefined : statistics);
 }
 
 /**
@@ -108,6 +126,12 @@ export function renderRgba(
   const n = width * height;
   if (values.length !== n) throw new RangeError(`renderRgba: ${values.length} values for a ${width}x${height} image (expected ${n})`);
   const out = new Uint8Array(n * 4);
+  if (plan.remap) {
+    // Remapped values are new values: NaN marks NoData, and the dataset's statistics no longer apply.
+    values = applyRemap(values, nodata, plan.remap);
+    nodata = undefined;
+    statistics = undefined;
+  }
   if (plan.kind === "stretch") {
     const { indices, valid } = stretchToBytes(values, nodata, plan.stretch, statistics);
     // One 32-bit copy per pixel; byte order is the same on both sides, so endianness is moot.
@@ -172,10 +196,14 @@ type Colors =
   { readonly type: "ramp"; readonly name: string; readonly lut: Uint8Array } | { readonly type: "lookup"; readonly lookup: ColormapLookup };
 
 type FunctionNode =
-  | { readonly fn: "stretch"; readonly spec: StretchSpec; readonly inner?: FunctionNode }
-  | { readonly fn: "colormap"; readonly colors: Colors; readonly inner?: FunctionNode };
+  | { readonly fn: "stretch"; readonly spec: StretchSpec; readonly colors?: Colors; readonly inner?: FunctionNode }
+  | { readonly fn: "colormap"; readonly colors: Colors; readonly inner?: FunctionNode }
+  | { readonly fn: "remap"; readonly remap: RemapSpec; readonly inner?: FunctionNode };
+
+const FUNCTION_LABELS = { stretch: "Stretch", colormap: "Colormap", remap: "Remap" } as const;
 
 const TOP_KEYS = ["rasterFunction", "rasterFunctionArguments", "variableName", "outputPixelType"];
+const RAMP_KEYS = ["ColorRamp", "ColorrampName"];
 const STRETCH_KEYS = [
   "StretchType",
   "Min",
@@ -183,15 +211,28 @@ const STRETCH_KEYS = [
   "NumberOfStandardDeviations",
   "MinPercent",
   "MaxPercent",
+  "SigmoidStrengthLevel",
   "Statistics",
+  "Histograms",
   "DRA",
   "Gamma",
   "UseGamma",
+  ...RAMP_KEYS,
   "Raster",
 ];
-const COLORMAP_KEYS = ["Colormap", "ColormapName", "ColorrampName", "Colorramp", "Raster"];
+const COLORMAP_KEYS = ["Colormap", "ColormapName", ...RAMP_KEYS, "Raster"];
+const REMAP_KEYS = [
+  "InputRanges",
+  "OutputValues",
+  "NoDataRanges",
+  "AllowUnmatched",
+  "ReplacementValue",
+  "IsLastInputRangeInclusive",
+  "UseTable",
+  "Raster",
+];
 /** Arguments ArcGIS clients send that do not change a supported rendering. */
-const IGNORED_KEYS = ["type", "ComputeGamma", "EstimateStatsHistogram", "Histograms", "SigmoidStrengthLevel"];
+const IGNORED_KEYS = ["type", "ComputeGamma", "EstimateStatsHistogram", "ColorSchemeType", "RemapTableType"];
 
 /** An object's entries under lower-cased keys, refusing keys outside `known` (and `ignored`). */
 function fields(obj: unknown, what: string, known: readonly string[], ignored: readonly string[] = []): Map<string, unknown> {
@@ -208,25 +249,80 @@ function fields(obj: unknown, what: string, known: readonly string[], ignored: r
 }
 
 function parseFunction(value: unknown, what: string): FunctionNode {
-  const top = fields(value, what, TOP_KEYS);
+  const top = fields(value, what, TOP_KEYS, ["rasterFunctionDefinition"]);
+  if (top.has("rasterfunctiondefinition")) throw invalid("rasterFunctionDefinition (a raster function template) is not supported");
   const name = top.get("rasterfunction");
   if (name === undefined) throw invalid(`${what} has no rasterFunction`);
   if (typeof name !== "string") throw invalid(`${what}: rasterFunction must be a string, not ${JSON.stringify(name)}`);
   const fn = name.toLowerCase();
-  if (fn !== "stretch" && fn !== "colormap") {
-    throw invalid(`raster function "${name}" is not supported; supported: Stretch, Colormap (a Colormap may be chained over a Stretch)`);
+  if (fn !== "stretch" && fn !== "colormap" && fn !== "remap") {
+    throw invalid(
+      `raster function "${name}" is not supported; supported: Stretch, Colormap, Remap (chained Colormap over Stretch over Remap)`,
+    );
   }
-  const label = fn === "stretch" ? "Stretch" : "Colormap";
+  const label = FUNCTION_LABELS[fn];
   const rawArgs = top.get("rasterfunctionarguments");
-  if (rawArgs === undefined && fn === "colormap") throw invalid("the Colormap function has no rasterFunctionArguments");
-  const args = fields(rawArgs ?? {}, `the ${label} rasterFunctionArguments`, fn === "stretch" ? STRETCH_KEYS : COLORMAP_KEYS, IGNORED_KEYS);
+  if (rawArgs === undefined && fn !== "stretch") throw invalid(`the ${label} function has no rasterFunctionArguments`);
+  const known = fn === "stretch" ? STRETCH_KEYS : fn === "colormap" ? COLORMAP_KEYS : REMAP_KEYS;
+  const args = fields(rawArgs ?? {}, `the ${label} rasterFunctionArguments`, known, IGNORED_KEYS);
   const raster = args.get("raster");
   // A string (or absent) Raster is the source itself; an object is a function applied first.
   const inner = typeof raster === "object" && raster !== null ? parseFunction(raster, `the ${label}'s Raster`) : undefined;
   if (raster !== undefined && inner === undefined && typeof raster !== "string") {
     throw invalid(`the ${label}'s Raster must be a raster function object or a source name, not ${JSON.stringify(raster)}`);
   }
-  return fn === "stretch" ? { fn: "stretch", spec: parseStretch(args), inner } : { fn: "colormap", colors: parseColors(args), inner };
+  if (fn === "remap") {
+    try {
+      return { fn, remap: parseRemap((k) => args.get(k)), inner };
+    } catch (e) {
+      throw invalid(`Remap: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  if (fn === "colormap") {
+    const colors = parseColors(args);
+    if (!colors) throw invalid("the Colormap function needs one of Colormap, ColormapName, ColorRamp or ColorrampName");
+    return { fn, colors, inner };
+  }
+  const colors = parseColors(args);
+  return { fn, spec: parseStretch(args), ...(colors ? { colors } : {}), inner };
+}
+
+/** The plan of a parsed chain: Colormap over Stretch over Remap, each optional, in that order. */
+function planOf(top: FunctionNode): RenderPlan {
+  const chain: FunctionNode[] = [];
+  for (let node: FunctionNode | undefined = top; node; node = node.inner) chain.push(node);
+  const order = chain.map((n) => n.fn);
+  const rank = { colormap: 0, stretch: 1, remap: 2 } as const;
+  for (let i = 1; i < order.length; i++) {
+    if (rank[order[i]] <= rank[order[i - 1]]) {
+      throw invalid(
+        `a ${FUNCTION_LABELS[order[i - 1]]} over a ${FUNCTION_LABELS[order[i]]} is not supported; chain a Colormap over a Stretch over a Remap (each optional)`,
+      );
+    }
+  }
+  const find = <F extends FunctionNode["fn"]>(fn: F) => chain.find((n): n is Extract<FunctionNode, { fn: F }> => n.fn === fn);
+  const colormap = find("colormap");
+  const stretchNode = find("stretch");
+  const remapNode = find("remap");
+  const remap = remapNode ? { remap: remapNode.remap } : {};
+  if (colormap && stretchNode?.colors) throw invalid("give the colours once: a Colormap over a Stretch that names a ColorRamp");
+  const colors = colormap?.colors ?? stretchNode?.colors;
+  const stretch = stretchNode?.spec;
+  if (!colors) {
+    // A Stretch alone, or a Remap alone (its values stretched min-max), renders grey.
+    return {
+      kind: "stretch",
+      stretch: stretch ?? { type: "minMax" },
+      palette: rampPalette(colorRamp("gray")),
+      ...remap,
+      ...(remapNode ? {} : { ramp: "gray" }),
+    };
+  }
+  if (colors.type === "ramp") {
+    return { kind: "stretch", stretch: stretch ?? { type: "minMax" }, palette: rampPalette(colors.lut), ramp: colors.name, ...remap };
+  }
+  if (!stretch) return { kind: "colormap", colormap: colors.lookup, ...remap };
+  return { kind: "stretch", stretch, palette: lookupPalette(colors.lookup), ...remap };
 }
 
 const STRETCH_TYPES: Readonly<Record<string, StretchSpec["type"]>> = {
@@ -235,19 +331,25 @@ const STRETCH_TYPES: Readonly<Record<string, StretchSpec["type"]>> = {
   "3": "standardDeviation",
   standarddeviation: "standardDeviation",
   stddev: "standardDeviation",
+  "4": "histogramEqualization",
+  histogramequalization: "histogramEqualization",
+  histogram: "histogramEqualization",
   "5": "minMax",
   minmax: "minMax",
   minimummaximum: "minMax",
   "6": "percentClip",
   percentclip: "percentClip",
   percentminimummaximum: "percentClip",
+  "9": "sigmoid",
+  sigmoid: "sigmoid",
 };
 const STRETCH_UNSUPPORTED: Readonly<Record<string, string>> = {
-  "4": "histogram equalization",
+  "1": "the source's default stretch",
+  "2": "a custom stretch",
   "7": "Gaussian",
   "8": "histogram specification",
-  "9": "sigmoid",
 };
+const SUPPORTED_STRETCHES = "0 none, 3 standard deviation, 4 histogram equalization, 5 minimum-maximum, 6 percent clip, 9 sigmoid";
 
 function parseStretch(args: Map<string, unknown>): StretchSpec {
   const rawType = args.get("stretchtype") ?? 0;
@@ -257,7 +359,7 @@ function parseStretch(args: Map<string, unknown>): StretchSpec {
   if (!type) {
     const what = STRETCH_UNSUPPORTED[String(rawType)];
     const why = what ? `${what} (StretchType ${rawType}) is not supported` : `StretchType ${JSON.stringify(rawType)} is unknown`;
-    throw invalid(`${why}; supported: 0 none, 3 standard deviation, 5 minimum-maximum, 6 percent clip`);
+    throw invalid(`${why}; supported: ${SUPPORTED_STRETCHES}`);
   }
   const outputMin = optionalNumber(args, "min", "Min");
   const outputMax = optionalNumber(args, "max", "Max");
@@ -270,6 +372,7 @@ function parseStretch(args: Map<string, unknown>): StretchSpec {
   const useGamma = optionalBoolean(args, "usegamma", "UseGamma");
   const gamma = parseGamma(args.get("gamma"));
   const statistics = parseStatistics(args.get("statistics"));
+  const histogram = parseHistograms(args.get("histograms"));
   const common = {
     ...(outputMin !== undefined ? { outputMin } : {}),
     ...(outputMax !== undefined ? { outputMax } : {}),
@@ -277,6 +380,7 @@ function parseStretch(args: Map<string, unknown>): StretchSpec {
     // Gamma applies unless UseGamma says false (clients that send Gamma mean it).
     ...(gamma !== undefined && useGamma !== false ? { gamma } : {}),
     ...(statistics ? { statistics } : {}),
+    ...(histogram ? { histogram } : {}),
   };
   if (type === "standardDeviation") {
     const k = optionalNumber(args, "numberofstandarddeviations", "NumberOfStandardDeviations");
@@ -292,11 +396,16 @@ function parseStretch(args: Map<string, unknown>): StretchSpec {
     ] as const) {
       if (p !== undefined && !(p >= 0 && p < 100)) throw invalid(`${name} must be at least 0 and below 100 (got ${p})`);
     }
-    if ((minPercent ?? 0) + (maxPercent ?? 0) >= 100)
+    if ((minPercent ?? DEFAULT_MIN_PERCENT) + (maxPercent ?? DEFAULT_MAX_PERCENT) >= 100)
       throw invalid(`MinPercent + MaxPercent must be below 100 (got ${minPercent} + ${maxPercent})`);
     return { type, ...common, ...(minPercent !== undefined ? { minPercent } : {}), ...(maxPercent !== undefined ? { maxPercent } : {}) };
   }
-  if (type === "none") return { type, ...common };
+  if (type === "sigmoid") {
+    const level = optionalNumber(args, "sigmoidstrengthlevel", "SigmoidStrengthLevel");
+    if (level !== undefined && !(Number.isInteger(level) && level >= 1 && level <= 6))
+      throw invalid(`SigmoidStrengthLevel must be an integer from 1 to 6 (got ${level})`);
+    return { type, ...common, ...(level !== undefined ? { sigmoidStrengthLevel: level } : {}) };
+  }
   return { type, ...common };
 }
 
@@ -336,9 +445,30 @@ function parseStatistics(v: unknown): StretchStatistics | undefined {
   return { min, max, mean, stddev };
 }
 
-function parseColors(args: Map<string, unknown>): Colors {
+/** [{min, max, counts, size?}, ...] as an image service's histograms give them (one per band; the first applies). */
+function parseHistograms(v: unknown): BinnedHistogram | undefined {
+  if (v === undefined || v === null || (Array.isArray(v) && v.length === 0)) return undefined;
+  const h = (Array.isArray(v) ? v[0] : v) as Record<string, unknown> | null;
+  const counts = h?.counts;
+  const ok =
+    typeof h === "object" &&
+    h !== null &&
+    typeof h.min === "number" &&
+    typeof h.max === "number" &&
+    h.min <= h.max &&
+    Array.isArray(counts) &&
+    counts.length > 0 &&
+    counts.every((c) => typeof c === "number" && c >= 0 && Number.isFinite(c)) &&
+    (h.size === undefined || h.size === counts.length);
+  if (!ok)
+    throw invalid(`Histograms must be [{min, max, counts: [non-negative numbers], size?}] with min <= max, not ${JSON.stringify(v)}`);
+  return { min: h.min as number, max: h.max as number, counts: counts as number[] };
+}
+
+/** The colours a Colormap (or a Stretch's ColorRamp) names, or undefined when it names none. */
+function parseColors(args: Map<string, unknown>): Colors | undefined {
   const entries = args.get("colormap");
-  if (entries !== undefined) {
+  if (entries !== undefined && entries !== null) {
     if (!Array.isArray(entries))
       throw invalid(`Colormap must be a list of [value, red, green, blue] entries, not ${JSON.stringify(entries)}`);
     try {
@@ -349,25 +479,37 @@ function parseColors(args: Map<string, unknown>): Colors {
   }
   for (const [key, name] of [
     ["colormapname", "ColormapName"],
+    ["colorramp", "ColorRamp"],
     ["colorrampname", "ColorrampName"],
-    ["colorramp", "Colorramp"],
   ] as const) {
     const v = args.get(key);
-    if (v === undefined) continue;
-    if (typeof v === "object" && v !== null && !Array.isArray(v)) {
-      const type = (v as Record<string, unknown>).type;
-      throw invalid(
-        `${name} objects (${typeof type === "string" ? `type "${type}"` : "algorithmic or multipart"}) are not supported; name a ramp instead: ${RAMP_NAMES.join(", ")}`,
-      );
+    if (v === undefined || v === null) continue;
+    if (typeof v === "string") return rampByName(v, name);
+    if (key === "colorramp" && typeof v === "object" && !Array.isArray(v)) {
+      try {
+        const ramp = parseColorRamp(v, "ColorRamp");
+        return { type: "ramp", name: "custom", lut: rampTable(ramp) };
+      } catch (e) {
+        throw invalid(e instanceof Error ? e.message : String(e));
+      }
     }
-    if (typeof v !== "string") throw invalid(`${name} must be a ramp name, not ${JSON.stringify(v)}`);
-    try {
-      return { type: "ramp", name: v, lut: colorRamp(v) };
-    } catch (e) {
-      throw invalid(`${name}: ${e instanceof Error ? e.message : String(e)}`);
-    }
+    throw invalid(`${name} must be ${key === "colorramp" ? "colour-ramp JSON or " : ""}a ramp name, not ${JSON.stringify(v)}`);
   }
-  throw invalid("the Colormap function needs one of Colormap, ColormapName, ColorrampName or Colorramp");
+  return undefined;
+}
+
+/** ArcGIS's predefined colormaps (ColormapName) that are not colour ramps Strata has. */
+const ARCGIS_COLORMAPS = new Set(["random", "ndvi", "ndvi2", "ndvi3", "elevation", "hillshade"]);
+
+function rampByName(name: string, key: string): Colors {
+  const lut = namedRampTable(name);
+  if (lut) return { type: "ramp", name, lut };
+  if (ARCGIS_COLORMAPS.has(name.toLowerCase())) {
+    throw invalid(
+      `${key}: ArcGIS's predefined colormap "${name}" is not supported (of those, Gray is); name a colour ramp: ${RAMP_NAME_HINT}`,
+    );
+  }
+  throw invalid(`${key}: unknown colour ramp "${name}"; use ${RAMP_NAME_HINT}`);
 }
 
 /* ---------------------------------------------------------------------------------- */

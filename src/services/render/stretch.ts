@@ -2,16 +2,29 @@
  * Stretches: map pixel values to byte indices 0..255 (into a colour ramp) by the ArcGIS Stretch
  * raster function's types, with a validity mask (nodata and NaN are never valid).
  *
- * A stretch first fixes an input range [lo, hi] (from statistics, the values themselves, or
- * given), then maps it linearly onto the output range, by default 0..255, in equal-width bins
- * as matplotlib's colormaps do (index = floor(t * 256) for t = (v - lo) / (hi - lo), clamped),
- * so values outside the range clamp to the end indices. An optional gamma bends t first.
+ * A stretch first fixes an input range [lo, hi] (from statistics, a histogram, the values
+ * themselves, or given), then maps t = (v - lo) / (hi - lo) onto the output range, by default
+ * 0..255, in equal-width bins as matplotlib's colormaps do (index = floor(t * 256), clamped),
+ * so values outside the range clamp to the end indices. Sigmoid bends t through an S-curve,
+ * histogram equalization replaces t by the share of values at or below v, and a gamma bends
+ * the result: t' = t^(1/gamma).
  */
 import type { TypedArray } from "../../cube/types.js";
 import { type Statistics, statisticsAccumulator } from "../../analysis/statistics.js";
+import {
+  type BinnedHistogram,
+  binOf,
+  equalizationShares,
+  percentClipFromHistogram,
+  storedHistogram,
+  valuesHistogram,
+} from "./stretchHistogram.js";
 
-/** The statistics a stretch needs (the shape of analysis/statistics `Statistics`, count optional). */
-export type StretchStatistics = Pick<Statistics, "min" | "max" | "mean" | "stddev">;
+/**
+ * The statistics a stretch needs (the shape of analysis/statistics `Statistics`, count
+ * optional); a stored histogram serves percent clip and histogram equalization.
+ */
+export type StretchStatistics = Pick<Statistics, "min" | "max" | "mean" | "stddev" | "histogram">;
 
 /** Values a stretch reads: any typed array or plain numeric array. */
 export type PixelValues = TypedArray | ArrayLike<number>;
@@ -26,11 +39,13 @@ interface StretchCommon {
   readonly statistics?: StretchStatistics;
   /** Compute statistics from the values being rendered (ArcGIS DRA, dynamic range adjustment). */
   readonly dra?: boolean;
+  /** A histogram to use instead of the dataset's (ArcGIS Histograms argument). */
+  readonly histogram?: BinnedHistogram;
 }
 
 /**
- * How values become indices. ArcGIS StretchType codes: 0 none, 3 standardDeviation, 5 minMax,
- * 6 percentClip.
+ * How values become indices. ArcGIS StretchType codes: 0 none, 3 standardDeviation,
+ * 4 histogramEqualization, 5 minMax, 6 percentClip, 9 sigmoid.
  */
 export type StretchSpec = StretchCommon &
   (
@@ -45,6 +60,12 @@ export type StretchSpec = StretchCommon &
       }
     | { readonly type: "standardDeviation"; readonly numberOfStandardDeviations?: number }
     | { readonly type: "percentClip"; readonly minPercent?: number; readonly maxPercent?: number }
+    | { readonly type: "histogramEqualization" }
+    | {
+        readonly type: "sigmoid";
+        /** 1 (the middle of the curve only: dim, soft) to 6 (the whole curve: bright, sharp). */
+        readonly sigmoidStrengthLevel?: number;
+      }
   );
 
 export interface StretchResult {
@@ -58,8 +79,11 @@ export interface StretchResult {
 
 /** ArcGIS's default number of standard deviations. */
 export const DEFAULT_STANDARD_DEVIATIONS = 2;
-/** Percent clipped at each end when a rule names no percent (ArcGIS clients normally send both). */
-export const DEFAULT_CLIP_PERCENT = 0.25;
+/** Percents clipped when a rule names none: the ArcGIS Stretch function's defaults. */
+export const DEFAULT_MIN_PERCENT = 0.25;
+export const DEFAULT_MAX_PERCENT = 0.5;
+/** The ArcGIS Stretch function's default sigmoid strength. */
+export const DEFAULT_SIGMOID_STRENGTH = 2;
 
 /**
  * Stretch values to ramp indices. `statistics` are the dataset's; they are used unless the spec
@@ -87,12 +111,27 @@ export function stretchToBytes(
     }
     return { indices, valid };
   }
-  const range = stretchRange(values, nodata, spec, statistics);
   const outMin = spec.outputMin ?? 0;
   const outMax = spec.outputMax ?? 255;
   const bins = outMax - outMin + 1;
+  const curve = curveTable(spec, outMin, bins);
+  if (spec.type === "histogramEqualization") {
+    const histogram = stretchHistogram(values, nodata, spec, statistics);
+    const bin = binOf(histogram);
+    const shares = equalizationShares(histogram);
+    const byBin = Uint8Array.from(shares, (t) =>
+      curve ? curve[Math.min(CURVE_STEPS - 1, (t * CURVE_STEPS) | 0)] : outMin + Math.min(bins - 1, (t * bins) | 0),
+    );
+    for (let i = 0; i < n; i++) {
+      const v = values[i];
+      if (v !== v || v === nodata) continue;
+      valid[i] = 1;
+      indices[i] = byBin[bin(v)];
+    }
+    return { indices, valid, range: { min: histogram.min, max: histogram.max } };
+  }
+  const range = stretchRange(values, nodata, spec, statistics);
   const { min: lo, max: hi } = range;
-  const gammaLut = spec.gamma !== undefined && spec.gamma !== 1 ? gammaTable(spec.gamma, outMin, bins) : undefined;
   // A degenerate range (constant field, or a symmetric range of all zeros) gets the middle index.
   const middle = outMin + (bins >> 1);
   const scale = hi > lo ? 1 / (hi - lo) : 0;
@@ -105,9 +144,9 @@ export function stretchToBytes(
       continue;
     }
     const t = (v - lo) * scale;
-    if (t <= 0) indices[i] = outMin;
+    if (curve) indices[i] = curve[t <= 0 ? 0 : t >= 1 ? CURVE_STEPS - 1 : (t * CURVE_STEPS) | 0];
+    else if (t <= 0) indices[i] = outMin;
     else if (t >= 1) indices[i] = outMax;
-    else if (gammaLut) indices[i] = gammaLut[(t * GAMMA_STEPS) | 0];
     else indices[i] = outMin + Math.min(bins - 1, (t * bins) | 0);
   }
   return { indices, valid, range };
@@ -125,18 +164,50 @@ export function stretchRange(
   spec: Exclude<StretchSpec, { type: "none" }>,
   statistics?: StretchStatistics,
 ): { min: number; max: number } {
-  if (spec.type === "percentClip") {
-    return percentClipRange(values, nodata, spec.minPercent ?? DEFAULT_CLIP_PERCENT, spec.maxPercent ?? DEFAULT_CLIP_PERCENT);
+  if (spec.type === "percentClip" || spec.type === "histogramEqualization") {
+    const minPercent = spec.type === "percentClip" ? (spec.minPercent ?? DEFAULT_MIN_PERCENT) : 0;
+    const maxPercent = spec.type === "percentClip" ? (spec.maxPercent ?? DEFAULT_MAX_PERCENT) : 0;
+    // A histogram at hand (given, or the dataset's) clips to its bins; the drawn pixels exactly.
+    const histogram = spec.dra ? undefined : (spec.histogram ?? storedHistogram(statistics));
+    return histogram
+      ? percentClipFromHistogram(histogram, minPercent, maxPercent)
+      : percentClipRange(values, nodata, minPercent, maxPercent);
   }
   if (spec.type === "minMax" && spec.min !== undefined && spec.max !== undefined) return { min: spec.min, max: spec.max };
   // Only now are statistics needed: explicit ones, else the dataset's, else the values' own.
   const stats = (spec.dra ? undefined : (spec.statistics ?? statistics)) ?? computeStatistics(values, nodata);
   if (spec.type === "standardDeviation") {
+    // Never beyond the data (as the Maps SDK's stretch cuts off).
     const k = spec.numberOfStandardDeviations ?? DEFAULT_STANDARD_DEVIATIONS;
-    return { min: stats.mean - k * stats.stddev, max: stats.mean + k * stats.stddev };
+    return { min: Math.max(stats.min, stats.mean - k * stats.stddev), max: Math.min(stats.max, stats.mean + k * stats.stddev) };
   }
+  if (spec.type === "sigmoid") return { min: stats.min, max: stats.max };
   const base = spec.symmetric ? symmetricRange(stats) : { min: stats.min, max: stats.max };
   return { min: spec.min ?? base.min, max: spec.max ?? base.max };
+}
+
+/**
+ * Whether a stretch needs the drawn pixels before it can colour any of them (DRA, or no
+ * statistics or histogram to fix its range in advance), so an image must be read whole.
+ * @example
+ * stretchNeedsPixels({ type: "percentClip" }, statisticsWithHistogram); // false
+ */
+export function stretchNeedsPixels(spec: StretchSpec, statistics: StretchStatistics | undefined): boolean {
+  if (spec.type === "none") return false;
+  if (spec.dra) return true;
+  if (spec.type === "minMax" && spec.min !== undefined && spec.max !== undefined) return false;
+  if (spec.type === "percentClip" || spec.type === "histogramEqualization") return !(spec.histogram ?? statistics?.histogram);
+  return (spec.statistics ?? statistics) === undefined;
+}
+
+/** The histogram a histogram equalization uses: given, else the dataset's, else the pixels' (always with DRA). */
+function stretchHistogram(
+  values: PixelValues,
+  nodata: number | undefined,
+  spec: StretchSpec,
+  statistics?: StretchStatistics,
+): BinnedHistogram {
+  return (spec.dra ? undefined : (spec.histogram ?? storedHistogram(statistics))) ?? valuesHistogram(values, nodata);
 }
 
 /**
@@ -218,13 +289,33 @@ export function computeStatistics(values: PixelValues, nodata: number | undefine
   return acc.result() ?? { min: 0, max: 0, mean: 0, stddev: 0 };
 }
 
-/** Resolution of the gamma table over t in [0, 1). */
-const GAMMA_STEPS = 65536;
+/** Resolution of the curve table over t in [0, 1]. */
+const CURVE_STEPS = 65536;
 
-/** Index for each of GAMMA_STEPS fractions: pow once per step, not once per pixel. */
-function gammaTable(gamma: number, outMin: number, bins: number): Uint8Array {
-  const lut = new Uint8Array(GAMMA_STEPS);
-  const e = 1 / gamma;
-  for (let s = 0; s < GAMMA_STEPS; s++) lut[s] = outMin + Math.min(bins - 1, (Math.pow((s + 0.5) / GAMMA_STEPS, e) * bins) | 0);
+/**
+ * Index for each of CURVE_STEPS fractions when the stretch bends t (sigmoid, gamma): the
+ * curve is evaluated once per step, not once per pixel. Undefined for a straight stretch.
+ */
+function curveTable(spec: StretchSpec, outMin: number, bins: number): Uint8Array | undefined {
+  const gamma = spec.gamma !== undefined && spec.gamma !== 1 ? spec.gamma : undefined;
+  const sigmoid = spec.type === "sigmoid" ? sigmoidCurve(spec.sigmoidStrengthLevel ?? DEFAULT_SIGMOID_STRENGTH) : undefined;
+  if (gamma === undefined && sigmoid === undefined) return undefined;
+  const lut = new Uint8Array(CURVE_STEPS);
+  for (let s = 0; s < CURVE_STEPS; s++) {
+    let t = s / (CURVE_STEPS - 1);
+    if (sigmoid) t = sigmoid(t);
+    if (gamma !== undefined) t = Math.pow(t, 1 / gamma);
+    lut[s] = outMin + Math.min(bins - 1, Math.floor(t * bins));
+  }
   return lut;
+}
+
+/**
+ * The sigmoid stretch: the logistic curve 1 / (1 + e^(−2·level·(t − ½))) over t in [0, 1], so
+ * level 1 spans only its middle (outputs 0.27..0.73: dim, soft) and level 6 nearly all of it
+ * (0.0025..0.9975: bright, sharp), as ArcGIS describes the strength levels.
+ */
+export function sigmoidCurve(level: number): (t: number) => number {
+  const gain = 2 * level;
+  return (t) => 1 / (1 + Math.exp(-gain * (t - 0.5)));
 }

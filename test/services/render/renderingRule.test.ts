@@ -181,8 +181,8 @@ describe("parseRenderingRule refuses, naming renderingRule and the reason,", () 
     ["an argument given twice in different case", stretchRule({ Min: 0, min: 1 }), /gives "min" twice/],
     [
       "an unsupported StretchType",
-      stretchRule({ StretchType: 4 }),
-      /histogram equalization \(StretchType 4\) is not supported; supported: 0 none/,
+      stretchRule({ StretchType: 7 }),
+      /Gaussian \(StretchType 7\) is not supported; supported: 0 none, 3 standard deviation, 4 histogram equalization/,
     ],
     ["an unknown StretchType", stretchRule({ StretchType: 42 }), /StretchType 42 is unknown/],
     ["a StretchType that is not a number", stretchRule({ StretchType: true }), /StretchType must be a number/],
@@ -209,21 +209,25 @@ describe("parseRenderingRule refuses, naming renderingRule and the reason,", () 
     ],
     ["Statistics with min above max", stretchRule({ Statistics: [[5, 1, 2, 1]] }), /need min <= max/],
     ["a Colormap with no arguments", { rasterFunction: "Colormap" }, /Colormap function has no rasterFunctionArguments/],
-    ["a Colormap naming no colours", colormapRule({}), /needs one of Colormap, ColormapName, ColorrampName or Colorramp/],
+    ["a Colormap naming no colours", colormapRule({}), /needs one of Colormap, ColormapName, ColorRamp or ColorrampName/],
     [
       "Colormap entries that are not a list",
       colormapRule({ Colormap: { 1: [255, 0, 0] } }),
       /Colormap must be a list of \[value, red, green, blue\]/,
     ],
     ["a malformed Colormap entry", colormapRule({ Colormap: [[1, 255, 0]] }), /Colormap: colormap entry 0 is not \[value, r, g, b\]/],
-    ["an unknown ramp name", colormapRule({ ColormapName: "jet" }), /ColormapName: unknown colour ramp "jet"; known ramps: viridis/],
+    [
+      "an unknown ramp name",
+      colormapRule({ ColormapName: "jet" }),
+      /ColormapName: unknown colour ramp "jet"; use an ArcGIS colour-ramp name \(such as "Elevation #1".*or viridis/,
+    ],
     ["a ramp name that is not a string", colormapRule({ ColorrampName: 3 }), /ColorrampName must be a ramp name/],
     [
-      "an algorithmic colorramp object",
+      "colour-ramp JSON with an unknown algorithm",
       colormapRule({
-        colorramp: { type: "algorithmic", fromColor: [0, 0, 255, 255], toColor: [255, 0, 0, 255], algorithm: "esriHSVAlgorithm" },
+        colorramp: { type: "algorithmic", fromColor: [0, 0, 255, 255], toColor: [255, 0, 0, 255], algorithm: "esriRGBAlgorithm" },
       }),
-      /Colorramp objects \(type "algorithmic"\) are not supported; name a ramp instead/,
+      /ColorRamp: algorithm must be one of esriHSVAlgorithm, esriCIELabAlgorithm, esriLabLChAlgorithm/,
     ],
     ["a Stretch over a Stretch", stretchRule({ Raster: stretchRule({}) }), /a Stretch over a Stretch is not supported/],
     [
@@ -237,9 +241,9 @@ describe("parseRenderingRule refuses, naming renderingRule and the reason,", () 
       /a Colormap over a Colormap/,
     ],
     [
-      "three chained functions",
+      "three chained functions in the wrong order",
       colormapRule({ ColormapName: "gray", Raster: stretchRule({ Raster: stretchRule({}) }) }),
-      /a Stretch over another raster function/,
+      /a Stretch over a Stretch is not supported; chain a Colormap over a Stretch over a Remap/,
     ],
     [
       "a Raster that is neither a function nor a name",
@@ -248,8 +252,11 @@ describe("parseRenderingRule refuses, naming renderingRule and the reason,", () 
     ],
     [
       "a malformed nested function",
-      colormapRule({ ColormapName: "gray", Raster: { rasterFunction: "Stretch", rasterFunctionArguments: { StretchType: 9 } } }),
-      /sigmoid/,
+      colormapRule({
+        ColormapName: "gray",
+        Raster: { rasterFunction: "Stretch", rasterFunctionArguments: { StretchType: 9, SigmoidStrengthLevel: 7 } },
+      }),
+      /SigmoidStrengthLevel must be an integer from 1 to 6/,
     ],
   ];
   for (const [what, rule, reason] of cases) {
