@@ -26,6 +26,7 @@ import {
 } from "./render/renderingRule.js";
 import { type StretchSpec, stretchNeedsPixels } from "./render/stretch.js";
 import { bandNamesOf, bandStatistics, parseBandIds, sliceReadDims } from "./bands.js";
+import { servedGrid } from "./servedExtent.js";
 import { type Slice, selectSlice } from "./slices.js";
 import { booleanParam, choiceParam, numberParam } from "./requestValues.js";
 import { gridCrs, parseEnvelope, parseSpatialReference } from "./spatial.js";
@@ -82,7 +83,7 @@ export function planExport(
   const [width, height] = parseSize(params.size);
   let envelope: Envelope | undefined = box
     ? box.envelope
-    : transformEnvelope(gridEnvelope(cube.grid), service.definition, bboxCrs.definition);
+    : transformEnvelope(gridEnvelope(servedGrid(cube.grid)), service.definition, bboxCrs.definition);
   if (envelope && bboxCrs.definition !== imageCrs.definition)
     envelope = transformEnvelope(envelope, bboxCrs.definition, imageCrs.definition);
   if (!envelope) throw new InvalidInputError("bbox has no part that can be drawn in imageSR", { parameter: "bbox" });
