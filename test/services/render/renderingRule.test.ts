@@ -4,11 +4,27 @@
  * plans, and RGBA output.
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 
 import { InvalidInputError } from "../../../src/cube/errors.js";
 import { colorRamp } from "../../../src/services/render/colormaps.js";
-import { type RenderPlan, defaultRenderPlan, parseRenderingRule, renderRgba } from "../../../src/services/render/renderingRule.js";
+import {
+  type RenderPlan,
+  defaultRenderPlan,
+  parseRenderingRule,
+  renderNeedsAllPixels,
+  renderRgba,
+} from "../../../src/services/render/renderingRule.js";
+
+/** Colour-ramp tables scikit-image computed (scripts/goldens/make_colour_ramp_goldens.py). */
+const RAMP_GOLDEN = JSON.parse(readFileSync(new URL("../../golden/render/colour_ramps.json", import.meta.url), "utf8")) as {
+  ramps: { label: string; ramp: unknown; table: number[][] }[];
+  named: { name: string; table: number[][] }[];
+};
+/** A golden table as a palette's RGBA entries. */
+const goldenPalette = (table: number[][]): number[][] => table.map((c) => [...c, 255]);
+const paletteEntries = (palette: Uint8Array): number[][] => Array.from({ length: 256 }, (_, i) => entry(palette, i));
 
 const stretchRule = (args: Record<string, unknown>): Record<string, unknown> => ({
   rasterFunction: "Stretch",
@@ -155,6 +171,63 @@ describe("parseRenderingRule accepts", () => {
   });
 });
 
+describe("parseRenderingRule accepts ArcGIS's colour ramps and the newer stretches", () => {
+  test("a ramp by ArcGIS name (colorRampName, ColorRamp, ColormapName), any case, is the golden table", () => {
+    const golden = RAMP_GOLDEN.named.find((n) => n.name === "Elevation #1")!;
+    for (const args of [{ colorRampName: "Elevation #1" }, { ColorRamp: "elevation #1" }, { ColormapName: "ELEVATION #1" }]) {
+      const plan = stretchPlan(parseRenderingRule(colormapRule({ ...args, Raster: stretchRule({ StretchType: 5 }) })));
+      assert.deepEqual(paletteEntries(plan.palette), goldenPalette(golden.table), JSON.stringify(args));
+      assert.deepEqual(plan.stretch, { type: "minMax" });
+    }
+  });
+
+  test("colour-ramp JSON (algorithmic and multipart) is the golden table", () => {
+    for (const { label, ramp, table } of RAMP_GOLDEN.ramps) {
+      const plan = stretchPlan(parseRenderingRule(colormapRule({ colorRamp: ramp })));
+      assert.deepEqual(paletteEntries(plan.palette), goldenPalette(table), label);
+      assert.equal(plan.ramp, "custom");
+    }
+  });
+
+  test("a Stretch's own ColorRamp colours it", () => {
+    const golden = RAMP_GOLDEN.named.find((n) => n.name === "Slope")!;
+    const plan = stretchPlan(parseRenderingRule(stretchRule({ StretchType: 5, ColorRamp: "Slope" })));
+    assert.deepEqual(paletteEntries(plan.palette), goldenPalette(golden.table));
+  });
+
+  test("histogram equalization and sigmoid, by code or name; a Histograms argument", () => {
+    assert.equal(stretchPlan(parseRenderingRule(stretchRule({ StretchType: 4 }))).stretch.type, "histogramEqualization");
+    assert.equal(
+      stretchPlan(parseRenderingRule(stretchRule({ StretchType: "HistogramEqualization" }))).stretch.type,
+      "histogramEqualization",
+    );
+    assert.deepEqual(stretchPlan(parseRenderingRule(stretchRule({ StretchType: 9, SigmoidStrengthLevel: 4 }))).stretch, {
+      type: "sigmoid",
+      sigmoidStrengthLevel: 4,
+    });
+    assert.deepEqual(stretchPlan(parseRenderingRule(stretchRule({ StretchType: "Sigmoid", SigmoidStrengthLevel: null }))).stretch, {
+      type: "sigmoid",
+    });
+    const plan = stretchPlan(
+      parseRenderingRule(stretchRule({ StretchType: 6, Histograms: [{ size: 2, min: 0, max: 1, counts: [3, 4] }] })),
+    );
+    assert.deepEqual(plan.stretch, { type: "percentClip", histogram: { min: 0, max: 1, counts: [3, 4] } });
+  });
+
+  test("renderNeedsAllPixels: DRA, a Remap, or nothing to fix the range in advance", () => {
+    const stats = { min: 0, max: 1, mean: 0.5, stddev: 0.1 };
+    assert.equal(renderNeedsAllPixels(parseRenderingRule(stretchRule({ StretchType: 5 })), stats), false);
+    assert.equal(renderNeedsAllPixels(parseRenderingRule(stretchRule({ StretchType: 5, DRA: true })), stats), true);
+    assert.equal(renderNeedsAllPixels(parseRenderingRule(stretchRule({ StretchType: 5 })), undefined), true);
+    const remapped = stretchRule({
+      StretchType: 5,
+      Raster: { rasterFunction: "Remap", rasterFunctionArguments: { NoDataRanges: [0, 1] } },
+    });
+    assert.equal(renderNeedsAllPixels(parseRenderingRule(remapped), stats), true);
+    assert.equal(renderNeedsAllPixels(parseRenderingRule(colormapRule({ Colormap: [[1, 2, 3, 4]] })), undefined), false);
+  });
+});
+
 describe("parseRenderingRule refuses, naming renderingRule and the reason,", () => {
   const cases: [string, unknown, RegExp][] = [
     ["text that is not JSON", "{rasterFunction:", /not valid JSON/],
@@ -257,6 +330,42 @@ describe("parseRenderingRule refuses, naming renderingRule and the reason,", () 
         Raster: { rasterFunction: "Stretch", rasterFunctionArguments: { StretchType: 9, SigmoidStrengthLevel: 7 } },
       }),
       /SigmoidStrengthLevel must be an integer from 1 to 6/,
+    ],
+    [
+      "a Remap over a Stretch",
+      { rasterFunction: "Remap", rasterFunctionArguments: { NoDataRanges: [0, 1], Raster: stretchRule({}) } },
+      /a Remap over a Stretch is not supported/,
+    ],
+    [
+      "a malformed Remap",
+      { rasterFunction: "Remap", rasterFunctionArguments: { InputRanges: [0, 1, 2], OutputValues: [1] } },
+      /Remap: InputRanges must list \[min, max\) pairs flat/,
+    ],
+    ["a Remap with no arguments", { rasterFunction: "Remap" }, /the Remap function has no rasterFunctionArguments/],
+    [
+      "an unknown Remap argument",
+      { rasterFunction: "Remap", rasterFunctionArguments: { Ranges: [] } },
+      /unknown key "Ranges"; accepted: InputRanges/,
+    ],
+    ["ArcGIS's NDVI colormap", colormapRule({ ColormapName: "NDVI" }), /predefined colormap "NDVI" is not supported/],
+    ["a raster function template", { rasterFunctionDefinition: {} }, /rasterFunctionDefinition .* is not supported/],
+    ["a ColorRamp that is a list", colormapRule({ ColorRamp: [1, 2] }), /ColorRamp must be colour-ramp JSON or a ramp name/],
+    ["a multipart ramp without parts, as the SDK may send", colormapRule({ colorRamp: { type: "multipart" } }), /non-empty colorRamps/],
+    ["colours given twice", colormapRule({ ColormapName: "Slope", Raster: stretchRule({ ColorRamp: "Slope" }) }), /give the colours once/],
+    [
+      "a SigmoidStrengthLevel of 0",
+      stretchRule({ StretchType: 9, SigmoidStrengthLevel: 0 }),
+      /SigmoidStrengthLevel must be an integer from 1 to 6/,
+    ],
+    [
+      "malformed Histograms",
+      stretchRule({ StretchType: 4, Histograms: [{ min: 0, max: 1, counts: [-1] }] }),
+      /Histograms must be \[\{min, max, counts/,
+    ],
+    [
+      "Histograms whose size is not its counts'",
+      stretchRule({ Histograms: [{ size: 3, min: 0, max: 1, counts: [1] }] }),
+      /Histograms must be/,
     ],
   ];
   for (const [what, rule, reason] of cases) {

@@ -8,6 +8,7 @@ import { test } from "node:test";
 import {
   computeStatistics,
   percentClipRange,
+  stretchNeedsPixels,
   stretchRange,
   stretchToBytes,
   symmetricRange,
@@ -141,4 +142,71 @@ test("computeStatistics skips nodata and NaN, and answers zeros for an empty ban
   assert.equal(s.mean, 2);
   assert.ok(Math.abs(s.stddev - Math.sqrt(2 / 3)) < 1e-12);
   assert.deepEqual(computeStatistics([NaN], undefined), { min: 0, max: 0, mean: 0, stddev: 0 });
+});
+
+test("standard deviation ranges stay within the data's min and max", () => {
+  // mean 5 ± 2·1 = [3, 7], cut to the data's [4, 10]
+  assert.deepEqual(stretchRange([], undefined, { type: "standardDeviation" }, { min: 4, max: 10, mean: 5, stddev: 1 }), { min: 4, max: 7 });
+});
+
+/** Statistics whose stored fine histogram has one value in each unit bin [j, j + 1), j = 0..255 (256 bins over [0, 256] are the same bins). */
+const UNIT_STATS: StretchStatistics = {
+  min: 0,
+  max: 256,
+  mean: 128,
+  stddev: 74,
+  histogram: { exponent: 0, first: 0, counts: new Array<number>(256).fill(1) },
+};
+
+test("percent clip uses the stored histogram unless DRA: bin edges of the clipped ranks", () => {
+  // n = 256: rank floor(256 · 2%) = 5 lies in bin 5 -> 5; rank 255 - floor(256 · 3%) = 248 in bin 248 -> its top, 249.
+  const spec = { type: "percentClip", minPercent: 2, maxPercent: 3 } as const;
+  const drawn = [0, 5, 127, 249, 1000];
+  assert.deepEqual(stretchRange(drawn, undefined, spec, UNIT_STATS), { min: 5, max: 249 });
+  // (127 - 5) / 244 = 0.5 -> 128
+  assert.deepEqual([...stretchToBytes(drawn, undefined, spec, UNIT_STATS).indices], [0, 0, 128, 255, 255]);
+  // DRA: the drawn five values, exactly: ranks floor(5 · 2%) = 0 and 4 - floor(5 · 3%) = 4
+  assert.deepEqual(stretchRange(drawn, undefined, { ...spec, dra: true }, UNIT_STATS), { min: 0, max: 1000 });
+  // A Histograms argument stands in for the dataset's: 4 bins over [0, 8], counts 1 1 1 1, clip 25% / 25% -> bins 1..2 -> [2, 6]
+  const given = { min: 0, max: 8, counts: [1, 1, 1, 1] };
+  assert.deepEqual(stretchRange(drawn, undefined, { type: "percentClip", minPercent: 25, maxPercent: 25, histogram: given }, UNIT_STATS), {
+    min: 2,
+    max: 6,
+  });
+  // The ArcGIS defaults when a rule names no percents: 0.25 and 0.5 -> ranks 0 and 255 - 1 = 254 -> [0, 255]
+  assert.deepEqual(stretchRange(drawn, undefined, { type: "percentClip" }, UNIT_STATS), { min: 0, max: 255 });
+});
+
+test("histogram equalization: the index is 256 × the share of values at or below the value's bin", () => {
+  // Histogram 4 bins over [0, 4]: counts 1 0 2 1 -> shares 0.25 0.25 0.75 1 -> 64 64 192 255 (capped)
+  const histogram = { min: 0, max: 4, counts: [1, 0, 2, 1] };
+  const { indices, range } = stretchToBytes([0.5, 1.5, 2.5, 3.5, -3, 9], undefined, { type: "histogramEqualization", histogram });
+  assert.deepEqual([...indices], [64, 64, 192, 255, 64, 255]);
+  assert.deepEqual(range, { min: 0, max: 4 });
+  // DRA: 256 bins over the drawn [1, 4]: 1, 2, 3, 4 fall in bins 0, 85, 170, 255, a quarter each -> 64, 128, 192, 255
+  const dra = stretchToBytes([1, 2, 3, 4, NaN], undefined, { type: "histogramEqualization", dra: true, histogram }, UNIT_STATS);
+  assert.deepEqual([...dra.indices], [64, 128, 192, 255, 0]);
+  assert.deepEqual([...dra.valid], [1, 1, 1, 1, 0]);
+  // The stored histogram (one value per unit bin): value 63.5 is in bin 63 -> share 64/256 -> 64
+  assert.equal(stretchToBytes([63.5], undefined, { type: "histogramEqualization" }, UNIT_STATS).indices[0], 64);
+});
+
+test("sigmoid: 256 / (1 + e^(-2·level·(t - 1/2))) over the min-max range", () => {
+  // level 2 (the default): t = 0 -> 256 / (1 + e^2) = 30.52 -> 30; t = 1/2 -> 128; t = 1 -> 225.48 -> 225
+  const stats = { min: 0, max: 10, mean: 5, stddev: 1 };
+  assert.deepEqual([...stretchToBytes([0, 5, 10, -4, 14], undefined, { type: "sigmoid" }, stats).indices], [30, 128, 225, 30, 225]);
+  // level 6: t = 0 -> 256 / (1 + e^6) = 0.63 -> 0; t = 1 -> 255.37 -> 255; t = 0.25 -> 256 / (1 + e^3) = 12.11 -> 12
+  assert.deepEqual([...stretchToBytes([0, 2.5, 10], undefined, { type: "sigmoid", sigmoidStrengthLevel: 6 }, stats).indices], [0, 12, 255]);
+});
+
+test("stretchNeedsPixels: only when nothing fixes the range before the pixels are read", () => {
+  const stats: StretchStatistics = { min: 0, max: 1, mean: 0.5, stddev: 0.1 };
+  assert.equal(stretchNeedsPixels({ type: "none" }, undefined), false);
+  assert.equal(stretchNeedsPixels({ type: "minMax", min: 0, max: 1 }, undefined), false);
+  assert.equal(stretchNeedsPixels({ type: "minMax" }, stats), false);
+  assert.equal(stretchNeedsPixels({ type: "minMax" }, undefined), true);
+  assert.equal(stretchNeedsPixels({ type: "sigmoid", dra: true }, stats), true);
+  assert.equal(stretchNeedsPixels({ type: "percentClip" }, stats), true);
+  assert.equal(stretchNeedsPixels({ type: "percentClip" }, UNIT_STATS), false);
+  assert.equal(stretchNeedsPixels({ type: "histogramEqualization", histogram: { min: 0, max: 1, counts: [1] } }, undefined), false);
 });
