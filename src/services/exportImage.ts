@@ -5,8 +5,8 @@
  * the target by analysis/warp (nearest, bilinear or cubic), then rendered (renderingRule, or
  * a default that suits scientific data) and encoded as PNG, JPEG, or a float GeoTIFF.
  * `bandIds` choose the bands of a multiband (trend) raster: one band is drawn with the
- * rendering's colours, three as red, green and blue; a tiff holds the bands asked for (all
- * by default).
+ * rendering's colours, three as red, green and blue; a tiff or a lerc blob (raw values,
+ * lercRaster.ts) holds the bands asked for (all by default).
  */
 import type { Statistics } from "../analysis/statistics.js";
 import { type Envelope, type ResamplingMethod, transformEnvelope, warpCube } from "../analysis/warp.js";
@@ -26,12 +26,15 @@ import {
 } from "./render/renderingRule.js";
 import { type StretchSpec, stretchNeedsPixels } from "./render/stretch.js";
 import { bandNamesOf, bandStatistics, parseBandIds, sliceReadDims } from "./bands.js";
+import { LERC_CONTENT_TYPE, LERC_EXTENSION, lercRaster, lercTolerance } from "./lercRaster.js";
 import { servedGrid } from "./servedExtent.js";
 import { type Slice, selectSlice } from "./slices.js";
 import { booleanParam, choiceParam, numberParam } from "./requestValues.js";
 import { gridCrs, parseEnvelope, parseSpatialReference } from "./spatial.js";
 
-export const IMAGE_FORMATS = ["png", "png8", "png24", "png32", "jpg", "jpgpng", "tiff"] as const;
+export const IMAGE_FORMATS = ["png", "png8", "png24", "png32", "jpg", "jpgpng", "tiff", "lerc"] as const;
+/** Formats of raw values rather than colours. */
+const RAW_FORMATS: readonly ImageFormat[] = ["tiff", "lerc"];
 export type ImageFormat = (typeof IMAGE_FORMATS)[number];
 
 const INTERPOLATIONS: Readonly<Record<string, ResamplingMethod>> = {
@@ -59,9 +62,11 @@ export interface ExportPlan {
   readonly render: RenderPlan;
   /** Three bands: how each is stretched into its colour channel. */
   readonly rgb?: StretchSpec;
-  /** tiff only: the pixel type written (default the values'). */
+  /** tiff and lerc: the pixel type written (default F32 for a tiff, the variable's for lerc). */
   readonly pixelType?: PixelType;
-  /** Values drawn transparent (and tiff's nodata). */
+  /** lerc: the largest error a value may take (compressionTolerance; 0 lossless). */
+  readonly maxZError?: number;
+  /** Values drawn transparent (and tiff's nodata, lerc's masked). */
   readonly noData?: number;
   readonly quality: number;
 }
@@ -97,11 +102,12 @@ export function planExport(
   const variable = slice?.variable ?? cube.variables[0];
   const bandCount = bandNamesOf(variable).length;
   const requested = parseBandIds(params.bandIds, bandCount);
-  const bands = format === "tiff" ? (requested ?? Array.from({ length: bandCount }, (_, i) => i)) : drawnBands(requested);
+  const raw = RAW_FORMATS.includes(format);
+  const bands = raw ? (requested ?? Array.from({ length: bandCount }, (_, i) => i)) : drawnBands(requested);
   const stats = bandStatistics(statistics, variable)[bands[0]];
   const rule = params.renderingRule?.trim() ? parseRenderingRule(params.renderingRule) : undefined;
   const render = rule ?? defaultRenderPlan({ anomaly: "strata:anomaly" in variable.attributes, ...(stats ? { statistics: stats } : {}) });
-  const rgb = format !== "tiff" && bands.length === 3 ? rgbStretch(rule) : undefined;
+  const rgb = !raw && bands.length === 3 ? rgbStretch(rule) : undefined;
   const interpolation = params.interpolation?.trim();
   const method = interpolation ? INTERPOLATIONS[interpolation.toLowerCase()] : "BILINEAR";
   if (!method) {
@@ -130,6 +136,7 @@ export function planExport(
     ...(rgb ? { rgb } : {}),
     ...(pixelType ? { pixelType } : {}),
     ...(noData !== undefined ? { noData } : {}),
+    ...(format === "lerc" ? { maxZError: lercTolerance(params) } : {}),
     quality,
   };
 }
@@ -167,7 +174,7 @@ export interface ExportedImage {
 
 /**
  * Draw a planned export. Values are read and coloured in strips of rows, so a maximal image
- * holds its pixels once as RGBA (or as the tiff's values) plus one strip, unless its colours
+ * holds its pixels once as RGBA (or as the tiff's or lerc's values) plus one strip, unless its colours
  * depend on its own pixels (DRA, a Remap, no statistics or histogram), which needs them all at once.
  * `encoder` picks how PNG and JPEG are encoded (render/encodeImage.ts; default sharp).
  * @example
@@ -194,6 +201,17 @@ export async function renderExport(
       contentType: "image/tiff",
       extension: "tif",
     };
+  }
+  if (plan.format === "lerc") {
+    const pixelType = plan.pixelType ?? (plan.slice?.variable ?? cube.variables[0]).pixelType;
+    const raster = lercRaster(plan.bands.length, target.width, target.height, pixelType, {
+      maxZError: plan.maxZError ?? 0,
+      ...(plan.noData !== undefined ? { noData: plan.noData } : {}),
+    });
+    for (const strip of strips(target, Math.max(1, Math.floor(STRIP_PIXELS / plan.bands.length)))) {
+      raster.put(await read(strip), strip.y * target.width);
+    }
+    return { bytes: raster.encode(), contentType: LERC_CONTENT_TYPE, extension: LERC_EXTENSION };
   }
   const variable = plan.slice?.variable ?? cube.variables[0];
   const stats = bandStatistics(statistics, variable);

