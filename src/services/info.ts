@@ -10,7 +10,7 @@ import type { Cube, Grid, PixelType } from "../cube/types.js";
 import { bandNamesOf, bandStatistics, sliceDimensions } from "./bands.js";
 import { servedGrid } from "./servedExtent.js";
 import { hasStoredHistograms } from "./storedStatistics.js";
-import { serviceTimeInfo } from "./timeInfo.js";
+import { dimensionStep, serviceTimeInfo } from "./timeInfo.js";
 
 /** Largest exportImage a service accepts (ArcGIS Image Server's defaults). */
 export const MAX_IMAGE_WIDTH = 4100;
@@ -137,7 +137,7 @@ export function multidimensionalInfo(
             unit: d.unit,
             extent: [Math.min(...d.values), Math.max(...d.values)],
             hasRegularIntervals: d.interval !== undefined,
-            ...(d.interval !== undefined ? { interval: d.interval, intervalUnit: d.intervalUnit ?? d.unit } : {}),
+            ...dimensionStep(d),
             hasRanges: false,
             ...(returnDimensionValues === "always" || (returnDimensionValues === "ifIrregular" && d.interval === undefined)
               ? { values: [...d.values] }

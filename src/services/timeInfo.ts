@@ -4,7 +4,8 @@
  * (`defaultTimeInterval` with `defaultTimeIntervalUnits` such as esriTimeUnitsMonths), taken
  * from the time dimension's own regular step (cube/dimension.ts: calendar months and years
  * count as regular). An irregular time axis has no default step. Live data, a time zone and
- * a time window are not things a stored dataset has.
+ * a time window are not things a stored dataset has. `dimensionStep` is how
+ * multidimensionalInfo writes a dimension's step.
  */
 import type { Cube, Dimension } from "../cube/types.js";
 import { STD_TIME } from "../cube/types.js";
@@ -58,4 +59,20 @@ function defaultStep(d: Dimension): Record<string, unknown> {
   const units = d.intervalUnit ? ESRI_TIME_UNITS[d.intervalUnit] : undefined;
   if (d.interval === undefined || units === undefined) return {};
   return { defaultTimeInterval: d.interval, defaultTimeIntervalUnits: units };
+}
+
+/**
+ * A dimension's regular step as multidimensionalInfo writes it (`interval`, `intervalUnit`),
+ * or nothing when irregular. Time steps are in the units the Maps SDK counts slices by
+ * (seconds, minutes, hours, days, months, years): weeks are written as days, milliseconds as
+ * seconds. Other dimensions' steps are in their own unit.
+ * @example
+ * dimensionStep({ name: "StdTime", interval: 2, intervalUnit: "Weeks", ... }); // { interval: 14, intervalUnit: "Days" }
+ */
+export function dimensionStep(d: Dimension): { interval?: number; intervalUnit?: string } {
+  if (d.interval === undefined) return {};
+  if (d.name !== STD_TIME) return { interval: d.interval, intervalUnit: d.intervalUnit ?? d.unit };
+  if (d.intervalUnit === "Weeks") return { interval: d.interval * 7, intervalUnit: "Days" };
+  if (d.intervalUnit === "Milliseconds") return { interval: d.interval / 1000, intervalUnit: "Seconds" };
+  return { interval: d.interval, intervalUnit: d.intervalUnit ?? d.unit };
 }

@@ -3,7 +3,8 @@
  * monthly means (days 15, 45, 74, 105 after 2000-01-01: 31, 29, 31 days apart, yet one
  * month each), daily, 6-hourly, yearly (2000 is a leap year), and an irregular axis (no
  * default step); a cube without time has no timeInfo. The step is what the Maps SDK's
- * TimeInfo reads as its interval (defaultTimeInterval + defaultTimeIntervalUnits).
+ * TimeInfo reads as its interval (defaultTimeInterval + defaultTimeIntervalUnits), and
+ * multidimensionalInfo's interval in the units the SDK counts slices by (no weeks).
  */
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -11,6 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { openCube } from "../../src/io/open.js";
+import type { Cube } from "../../src/cube/types.js";
+import { multidimensionalInfo } from "../../src/services/info.js";
 import { serviceTimeInfo } from "../../src/services/timeInfo.js";
 import { writeNetcdf3 } from "../helpers/netcdf3Writer.js";
 
@@ -22,8 +25,8 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The timeInfo of a one-cell cube at `times` in `units`, or without a time axis. */
-async function timeInfoOf(times: number[] | undefined, units = "days since 2000-01-01"): Promise<Record<string, unknown> | null> {
+/** `look` at a one-cell cube at `times` in `units`, or without a time axis. */
+async function withCube<T>(times: number[] | undefined, units: string, look: (cube: Cube) => T): Promise<T> {
   const path = join(dir, `t${Math.random().toString(36).slice(2)}.nc`);
   const dims = [...(times ? [{ name: "time", size: times.length, record: true }] : []), { name: "lat", size: 1 }, { name: "lon", size: 1 }];
   await writeNetcdf3(path, {
@@ -37,11 +40,21 @@ async function timeInfoOf(times: number[] | undefined, units = "days since 2000-
   });
   const cube = await openCube(path);
   try {
-    return serviceTimeInfo(cube);
+    return look(cube);
   } finally {
     await cube.close();
   }
 }
+
+const timeInfoOf = (times: number[] | undefined, units = "days since 2000-01-01") => withCube(times, units, serviceTimeInfo);
+
+/** multidimensionalInfo's interval and intervalUnit of the time dimension. */
+const mdStep = (times: number[], units = "days since 2000-01-01") =>
+  withCube(times, units, (cube) => {
+    const info = multidimensionalInfo(cube, {}) as { multidimensionalInfo: { variables: { dimensions: Record<string, unknown>[] }[] } };
+    const [d] = info.multidimensionalInfo.variables[0].dimensions;
+    return [d.hasRegularIntervals, d.interval, d.intervalUnit];
+  });
 
 const ms = (iso: string) => Date.parse(iso);
 
@@ -79,5 +92,12 @@ describe("timeInfo", () => {
     assert.equal(info?.defaultTimeInterval, undefined);
     assert.equal(info?.defaultTimeIntervalUnits, undefined);
     assert.equal(await timeInfoOf(undefined), null);
+  });
+
+  it("multidimensionalInfo writes the step in units the Maps SDK counts slices by: weeks as days", async () => {
+    assert.deepEqual(await mdStep([15, 45, 74, 105]), [true, 1, "Months"]);
+    assert.deepEqual(await mdStep([0, 14, 28]), [true, 14, "Days"]);
+    assert.deepEqual(await mdStep([0, 6, 12], "hours since 2000-01-01"), [true, 6, "Hours"]);
+    assert.deepEqual(await mdStep([0, 1, 5]), [false, undefined, undefined]);
   });
 });
