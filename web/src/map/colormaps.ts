@@ -1,11 +1,27 @@
 /**
- * The two ramps the app draws with, taken from the server's own tables
- * (src/services/render/colormaps.ts, a pure module) so the legend is the image's ramp:
- * viridis, and RdBu_r running blue (low) → white → red (high). Used for the legend's gradient.
+ * The ramps the app offers, taken from the server's own tables
+ * (src/services/render/colormaps.ts, a pure module) so the legend is the image's ramp. Names
+ * are matplotlib's; `_r` reverses a ramp (RdBu_r runs blue (low) → white → red (high)).
  */
-import { colorRamp } from "../../../src/services/render/colormaps.js";
+import { colorRamp, isDivergingRamp } from "../../../src/services/render/colormaps.js";
 
-export type RampName = "viridis" | "RdBu_r";
+export type RampName = string;
+
+/** The ramps in the ramp list: sequential first, then diverging ones for signed values. */
+export const RAMPS: readonly RampName[] = [
+  "viridis",
+  "magma",
+  "inferno",
+  "plasma",
+  "cividis",
+  "gray",
+  "RdBu_r",
+  "RdBu",
+  "BrBG",
+  "Spectral",
+];
+
+export const isDiverging = (name: RampName) => isDivergingRamp(name);
 
 /** Enough stops that the CSS gradient's linear blending matches the 256-entry ramp. */
 const STOPS = 17;

@@ -35,7 +35,14 @@ export function serviceMap(target: HTMLElement, url: string, view: View): Servic
   const map = new Map({
     target,
     view,
-    layers: [world.under, layer, world.over, new VectorLayer({ source: markers, style: MARKER, zIndex: 3 })],
+    layers: [
+      world.under,
+      layer,
+      world.over,
+      world.borders,
+      world.graticule,
+      new VectorLayer({ source: markers, style: MARKER, zIndex: 3 }),
+    ],
     controls: defaultControls({ attribution: false, rotate: false }),
   });
   return {

@@ -12,6 +12,20 @@ import { type Rendering, renderingRule } from "./rendering.js";
 /** The slice shown: an index into each dimension's values. */
 export type SliceIndex = Readonly<Record<string, number>>;
 
+/** The request parameters that choose a slice: `time` for StdTime, a mosaicRule for the variable and the rest. */
+export function sliceSelection(variable: Variable, slice: SliceIndex): { time?: number; mosaicRule: string } {
+  const definition: { variableName: string; dimensionName?: string; values?: number[] }[] = [];
+  let time: number | undefined;
+  for (const d of variable.dimensions) {
+    const value = d.values[slice[d.name] ?? 0];
+    if (isTime(d.name)) time = value;
+    else definition.push({ variableName: variable.name, dimensionName: d.name, values: [value] });
+  }
+  // Name the variable even when it has no other dimension: the service draws its first one otherwise.
+  if (!definition.length) definition.push({ variableName: variable.name });
+  return { ...(time !== undefined ? { time } : {}), mosaicRule: JSON.stringify({ multidimensionalDefinition: definition }) };
+}
+
 export function sliceParams(
   variable: Variable,
   slice: SliceIndex,
@@ -19,19 +33,17 @@ export function sliceParams(
   token: string,
   band?: number,
 ): Record<string, string | number> {
-  const definition: { variableName: string; dimensionName?: string; values?: number[] }[] = [];
-  const params: Record<string, string | number> = { format: "png32", renderingRule: renderingRule(rendering), token };
-  // Always sent, so a band chosen once does not linger in the source's params for another variable.
-  params.bandIds = band === undefined ? "" : String(band);
-  for (const d of variable.dimensions) {
-    const value = d.values[slice[d.name] ?? 0];
-    if (isTime(d.name)) params.time = value;
-    else definition.push({ variableName: variable.name, dimensionName: d.name, values: [value] });
-  }
-  // Name the variable even when it has no other dimension: the service draws its first one otherwise.
-  if (!definition.length) definition.push({ variableName: variable.name });
-  params.mosaicRule = JSON.stringify({ multidimensionalDefinition: definition });
-  return params;
+  const { time, mosaicRule } = sliceSelection(variable, slice);
+  return {
+    format: "png32",
+    renderingRule: renderingRule(rendering),
+    token,
+    // Always sent, so a band chosen once does not linger in the source's params for another variable.
+    bandIds: band === undefined ? "" : String(band),
+    // Empty when the variable has no time, for the same reason.
+    time: time ?? "",
+    mosaicRule,
+  };
 }
 
 export function rasterLayer(url: string): { layer: ImageLayer<ImageArcGISRest>; source: ImageArcGISRest } {

@@ -1,14 +1,17 @@
 /**
- * The world's land from world-atlas (Natural Earth 1:110m, bundled as an asset: no tiles from
- * the internet), drawn as a light fill under the data and an outline over it.
+ * The world from world-atlas (Natural Earth 1:110m, bundled as assets: no tiles from the
+ * internet): land as a light fill under the data and an outline over it, country borders, and
+ * a labelled graticule, so a map reads as a place before and under any data.
  */
-import type { FeatureCollection, MultiPolygon, Polygon, Position } from "geojson";
+import type { FeatureCollection, MultiLineString, MultiPolygon, Polygon, Position } from "geojson";
 import GeoJSON from "ol/format/GeoJSON.js";
+import Graticule from "ol/layer/Graticule.js";
 import VectorLayer from "ol/layer/Vector.js";
 import VectorSource from "ol/source/Vector.js";
 import { Fill, Stroke, Style } from "ol/style.js";
-import { feature } from "topojson-client";
+import { feature, mesh } from "topojson-client";
 import type { GeometryCollection, Topology } from "topojson-specification";
+import countriesUrl from "world-atlas/countries-110m.json?url";
 import landUrl from "world-atlas/land-110m.json?url";
 
 /** Web Mercator ends at ±85.0511°; Antarctica's ring reaches -90, which would project to infinity. */
@@ -65,17 +68,48 @@ function landSource(): Promise<VectorSource> {
   return land;
 }
 
+let borders: Promise<VectorSource> | undefined;
+
+/** The borders between countries (each shared edge once), as lines. */
+function bordersSource(): Promise<VectorSource> {
+  borders ??= fetch(countriesUrl)
+    .then((r) => r.json() as Promise<Topology<{ countries: GeometryCollection }>>)
+    .then((topology) => {
+      const lines = mesh(topology, topology.objects.countries, (a, b) => a !== b) as MultiLineString;
+      const clamped = lines.coordinates.map((line) => line.map(([x, y]) => [x, Math.max(-MAX_LAT, Math.min(MAX_LAT, y))]));
+      const features = new GeoJSON().readFeatures(
+        { type: "Feature", properties: {}, geometry: { type: "MultiLineString", coordinates: clamped } },
+        { dataProjection: "EPSG:4326", featureProjection: "EPSG:3857" },
+      );
+      return new VectorSource({ features });
+    });
+  return borders;
+}
+
 export interface WorldLayers {
   under: VectorLayer;
   over: VectorLayer;
+  borders: VectorLayer;
+  graticule: Graticule;
 }
 
 export function worldLayers(): WorldLayers {
   const under = new VectorLayer({ style: new Style({ fill: new Fill({ color: "#e4e1da" }) }), zIndex: 0 });
   const over = new VectorLayer({ style: new Style({ stroke: new Stroke({ color: "rgba(40, 40, 40, 0.7)", width: 0.8 }) }), zIndex: 2 });
+  const borderLines = new VectorLayer({
+    style: new Style({ stroke: new Stroke({ color: "rgba(60, 60, 60, 0.45)", width: 0.6 }) }),
+    zIndex: 2,
+  });
+  const graticule = new Graticule({
+    strokeStyle: new Stroke({ color: "rgba(60, 70, 80, 0.25)", width: 0.6 }),
+    showLabels: true,
+    wrapX: false,
+    zIndex: 2,
+  });
   void landSource().then((source) => {
     under.setSource(source);
     over.setSource(source);
   });
-  return { under, over };
+  void bordersSource().then((source) => borderLines.setSource(source));
+  return { under, over, borders: borderLines, graticule };
 }
