@@ -20,6 +20,8 @@ import type { Cube } from "../../src/cube/types.js";
 import { openCube } from "../../src/io/open.js";
 import { planExport, renderExport } from "../../src/services/exportImage.js";
 import { identify } from "../../src/services/identify.js";
+import { getSamples } from "../../src/services/samples.js";
+import { computeStatisticsHistograms } from "../../src/services/statisticsHistograms.js";
 import { imageServiceInfo } from "../../src/services/info.js";
 import { writeNetcdf3 } from "../helpers/netcdf3Writer.js";
 
@@ -166,7 +168,7 @@ describe("exportImage across the antimeridian", () => {
   });
 });
 
-describe("identify west of Greenwich on a 0..360 grid", () => {
+describe("queries west of Greenwich and across the seam on a 0..360 grid", () => {
   it("-163 is in the cell centred on 195 east", async () => {
     const at = (cube: Cube, x: number) =>
       identify(cube, { geometry: JSON.stringify({ x, y: 2, spatialReference: { wkid: 4326 } }), geometryType: "esriGeometryPoint" });
@@ -174,5 +176,38 @@ describe("identify west of Greenwich on a 0..360 grid", () => {
     assert.equal(Number((await at(stored0to360, -163)).value), 195 + 9000);
     assert.equal(Number((await at(stored180, -163)).value), 195 + 9000);
     assert.equal(Number((await at(stored0to360, 197)).value), 195 + 9000);
+  });
+
+  it("getSamples at both ends of a line across the seam: 172 and -172 are the cells centred on 175 and 185 east", async () => {
+    const line = {
+      paths: [
+        [
+          [172, 2],
+          [-172, 2],
+        ],
+      ],
+      spatialReference: { wkid: 4326 },
+    };
+    const { samples } = await getSamples(stored0to360, {
+      geometry: JSON.stringify(line),
+      geometryType: "esriGeometryPolyline",
+      sampleCount: "2",
+    });
+    assert.deepEqual(
+      samples.map((x) => Number(x.value)),
+      [175 + 9000, 185 + 9000],
+    );
+  });
+
+  it("computeStatisticsHistograms over 170..-170 (across the seam) counts the two cells either side, in each of the 18 rows", async () => {
+    const area = { xmin: 170, ymin: -90, xmax: 190, ymax: 90, spatialReference: { wkid: 4326 } };
+    for (const cube of [stored0to360, stored180]) {
+      const { statistics } = await computeStatisticsHistograms(cube, {
+        geometry: JSON.stringify(area),
+        geometryType: "esriGeometryEnvelope",
+      });
+      // Columns centred on 175 and 185 east in rows 0..17: mean 180 + 1000 × 8.5.
+      assert.deepEqual([statistics[0].count, statistics[0].min, statistics[0].max, statistics[0].mean], [36, 175, 17185, 8680]);
+    }
   });
 });
