@@ -63,9 +63,10 @@ export interface TileFitter {
   /**
    * Fit every pixel: `data` holds the slices one after the other (slice-major, `pixels`
    * values each, in storage order); `out` receives the bands one after the other
-   * (band-major, `pixels` values each), NaN for nodata.
+   * (band-major, `pixels` values each), NaN for nodata. `onPixels` hears how many pixels are
+   * done after each block (a Kendall test of a long series takes long per tile).
    */
-  fitTile(data: TypedArray, pixels: number, nodata: number | undefined, out: Float64Array): void;
+  fitTile(data: TypedArray, pixels: number, nodata: number | undefined, out: Float64Array, onPixels?: (done: number) => void): void;
 }
 
 /** Pixels gathered together from the slice-major slab. */
@@ -96,7 +97,7 @@ export function createTileFitter(setup: FitSetup): TileFitter {
     bandNames: names,
     center,
     scale,
-    fitTile(data, pixels, nodata, out) {
+    fitTile(data, pixels, nodata, out, onPixels) {
       const nd = nodata === undefined ? NaN : nodata;
       // Complete pixels of a least-squares fit in one vectorised sweep; the others one by one.
       const done = lsq?.completePixels(data, pixels, nd, out);
@@ -124,6 +125,7 @@ export function createTileFitter(setup: FitSetup): TileFitter {
           const good = (setup.ignoreNoData || m === n) && fit(y, valid, m, result);
           for (let b = 0; b < names.length; b++) out[b * pixels + p] = good ? result[b] : Number.NaN;
         }
+        onPixels?.(p0 + count);
       }
     },
   };

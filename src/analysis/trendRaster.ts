@@ -162,6 +162,9 @@ export function trendLayout(cube: Cube, plan: TrendPlan): TrendVariableLayout[] 
   });
 }
 
+/** A tile fitted for longer than this reports its progress within itself. */
+const SLOW_TILE_MS = 500;
+
 /**
  * Fit the plan's variables and write their bands to `sink`; returns each variable's
  * statistics over all its bands' valid values, and each band's (keyed by bandStatisticsKey).
@@ -215,7 +218,11 @@ export async function computeTrend(
           const slab = await v.read({ dims, window, signal: options.signal });
           const pixels = window.width * window.height;
           if (out.length !== fitter.bands * pixels) out = new Float64Array(fitter.bands * pixels);
-          fitter.fitTile(slab.data, pixels, v.nodata, out);
+          // A slow tile (Mann-Kendall of a long series: minutes) reports its pixels as it goes.
+          const started = Date.now();
+          fitter.fitTile(slab.data, pixels, v.nodata, out, (fitted) => {
+            if (Date.now() - started >= SLOW_TILE_MS) options.onProgress?.((done + fitted / pixels) / total);
+          });
           perBand.forEach((b, i) => b.add(out.subarray(i * pixels, (i + 1) * pixels), undefined));
           await sink.writeBlock(layout.name, [...outAt, 0, y, x], {
             data: out,

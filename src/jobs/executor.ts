@@ -312,6 +312,7 @@ export function createJobService(options: JobServiceOptions): JobService {
     if (job?.status !== "esriJobExecuting") return conclude(run.job.id, { status: "esriJobSucceeded", output });
     let results: JsonObject;
     try {
+      setProgress(db, job.id, { percentage: 100, message: "Publishing the output service" });
       results = await finalize(job, output);
     } catch (err) {
       log(`Finalizing job ${job.id} (${job.task}) failed.`, err);

@@ -86,10 +86,12 @@ async function run(jobId: string, task: string, options: Json): Promise<void> {
   }
 }
 
-/** Coalesce progress to one post per PROGRESS_INTERVAL_MS, always delivering the latest. */
+/** Coalesce progress to one post per PROGRESS_INTERVAL_MS, always delivering the latest (with the last message said). */
 function progressReporter(jobId: string): { report: TaskContext["progress"]; stop(): void } {
   let last = 0;
   let pending: { percentage: number; message?: string } | undefined;
+  // A report without a message (a shard's percentage) keeps saying what the job is doing.
+  let said: string | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const flush = (): void => {
@@ -103,7 +105,8 @@ function progressReporter(jobId: string): { report: TaskContext["progress"]; sto
     report(percentage: number, message?: string) {
       if (stopped) return;
       const clamped = Number.isFinite(percentage) ? Math.min(100, Math.max(0, percentage)) : 0;
-      pending = message === undefined ? { percentage: clamped } : { percentage: clamped, message: String(message) };
+      if (message !== undefined) said = String(message);
+      pending = said === undefined ? { percentage: clamped } : { percentage: clamped, message: said };
       if (timer) return;
       const wait = last + PROGRESS_INTERVAL_MS - Date.now();
       if (wait <= 0) flush();

@@ -121,9 +121,11 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
       // Threads share the job's memory: each tile is smaller when more run at once.
       const wanted = threadCount(given.parallelism, ctx.threads, Infinity);
       const options = wanted > 1 && task.perThread ? task.perThread(given, wanted) : given;
+      ctx.progress(0, "Opening the input");
       const input = await task.open(options);
       try {
-        return await runIntoDataset(ctx, task.describe(options), async (path) => {
+        const description = task.describe(options);
+        return await runIntoDataset(ctx, description, async (path) => {
           const spec = input.spec();
           const writer = await createZarrWriter(path, spec);
           const threads = threadCount(options.parallelism, ctx.threads, input.walk?.shares ?? chunkCount(spec));
@@ -133,14 +135,17 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
             walkPasses(input, path, threads, {
               alone: (walk) => input.compute(writer, { ...walk, signal: ctx.signal }),
               shards: async (pass, span) => {
+                // Shards report percentages only: the pass's message stays until the next.
+                ctx.progress(span[0], passMessage(description, pass, input.walk?.passes ?? 1));
                 const parts = (await ctx.fanOut(threads, { options, path, pass } satisfies ShardPayload<O>, span)) as StatisticsJson[];
                 // Every key the shards answered (a trend's per-band statistics too), and every variable.
                 const names = new Set([...spec.variables.map((v) => v.name), ...parts.flatMap((p) => Object.keys(p))]);
                 return new Map([...names].map((name) => [name, mergeStatistics(parts.map((p) => p[name] ?? undefined))]));
               },
-              progress: (percentage) => ctx.progress(Math.round(percentage)),
+              progress: (percentage, pass) => ctx.progress(Math.round(percentage), passMessage(description, pass, input.walk?.passes ?? 1)),
             }),
           );
+          ctx.progress(100, "Writing statistics");
           await writer.finish({ "strata:statistics": Object.fromEntries(stats) });
         });
       } finally {
@@ -210,7 +215,7 @@ export async function writeDataset(
 interface PassRunner {
   alone(walk: Required<Pick<WalkOptions, "pass" | "scratch" | "onProgress">>): Promise<VariableStatistics>;
   shards(pass: number, span: readonly [number, number]): Promise<VariableStatistics>;
-  progress(percentage: number): void;
+  progress(percentage: number, pass: number): void;
 }
 
 /**
@@ -232,7 +237,7 @@ async function walkPasses(
       const span = [(100 * pass) / passes, (100 * (pass + 1)) / passes] as const;
       stats =
         threads === 1 || input.walk?.alone?.includes(pass)
-          ? await run.alone({ pass, scratch, onProgress: (f) => run.progress(span[0] + f * (span[1] - span[0])) })
+          ? await run.alone({ pass, scratch, onProgress: (f) => run.progress(span[0] + f * (span[1] - span[0]), pass) })
           : await run.shards(pass, span);
       if (pass < passes - 1) await input.merge?.(pass, threads, scratch);
     }
@@ -240,6 +245,11 @@ async function walkPasses(
   } finally {
     await scratch.remove();
   }
+}
+
+/** What a job is doing during a pass: the task's description, and which pass when there are several. */
+export function passMessage(description: string, pass: number, passes: number): string {
+  return passes > 1 ? `${description}: pass ${pass + 1} of ${passes}` : description;
 }
 
 /**
@@ -279,6 +289,7 @@ export async function runIntoDataset(ctx: RunContext, description: string, write
   try {
     ctx.message("esriJobMessageTypeInformative", description);
     await write(pending.path);
+    ctx.progress(100, "Saving the output");
     await pending.commit();
     return { datasetId: pending.id };
   } catch (e) {
