@@ -6,7 +6,8 @@
  * of a raster item, converted to Strata's Zarr with its statistics. Both need a publisher.
  * Everything about the item is checked before any byte is stored, the file arrives on disk
  * (multipartBody.ts), and unpacking, checking and converting run on a bulk work thread
- * within the owner's storage quota; a refused request leaves nothing behind.
+ * within the owner's storage quota; a refused request leaves nothing behind. With an
+ * `uploadId`, each says what it is doing meanwhile (uploadStatus.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { InvalidInputError, NotFoundError } from "../cube/errors.js";
@@ -24,10 +25,12 @@ import type { UploadedFile } from "./multipartBody.js";
 import { requestParams } from "./params.js";
 import { type Answer, resource } from "./route.js";
 import { holdServiceName } from "./serviceNames.js";
+import { type UploadPhases, registerUploadStatus, uploadPhases } from "./uploadStatus.js";
 
 const PREFIXES = ["/sharing/rest/content/users/:username", "/sharing/rest/content/users/:username/:folderId"];
 
 export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
+  registerUploadStatus(app, ctx);
   for (const prefix of PREFIXES) {
     resource(app, `${prefix}/addItem`, async (request, reply) => {
       const viewer = publisherInOwnContent(ctx.db, request, "adding data");
@@ -47,24 +50,29 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
         properties: { fileName: name },
       };
       checkNewItem(ctx.db, viewer.username, fields);
-      const maxBytes = Math.min(ctx.limits.uploadBytes, await storageLeft(ctx.db, ctx.store, viewer, ctx.limits.quotaBytes));
-      const stored = await ctx.work.run(
-        "storeUpload",
-        { dataDir: ctx.store.dataDir, upload: file.path, fileName: name, maxBytes },
-        { lane: "bulk", signal: clientGone(reply) },
-      );
-      try {
-        const item = createItem(ctx.db, viewer.username, {
-          ...fields,
-          description: withNotes(fields.description ?? "", stored.notes ?? []),
-          type: stored.type,
-          properties: { datasetId: stored.datasetId, fileName: name, bytes: stored.bytes, ...(stored.file ? { file: stored.file } : {}) },
-        });
-        return { body: { success: true, id: item.id, folder: item.folderId ?? "" } };
-      } catch (e) {
-        await ctx.store.remove(stored.datasetId).catch(() => undefined);
-        throw e;
-      }
+      const phases = uploadPhases(ctx, request, viewer.username);
+      return phases.during(async () => {
+        phases.say(`Checking ${name}: reading its variables and dimensions`);
+        const maxBytes = Math.min(ctx.limits.uploadBytes, await storageLeft(ctx.db, ctx.store, viewer, ctx.limits.quotaBytes));
+        const stored = await ctx.work.run(
+          "storeUpload",
+          { dataDir: ctx.store.dataDir, upload: file.path, fileName: name, maxBytes },
+          { lane: "bulk", signal: clientGone(reply) },
+        );
+        phases.say(`Adding the item ${fields.title}`);
+        try {
+          const item = createItem(ctx.db, viewer.username, {
+            ...fields,
+            description: withNotes(fields.description ?? "", stored.notes ?? []),
+            type: stored.type,
+            properties: { datasetId: stored.datasetId, fileName: name, bytes: stored.bytes, ...(stored.file ? { file: stored.file } : {}) },
+          });
+          return { body: { success: true, id: item.id, folder: item.folderId ?? "" } };
+        } catch (e) {
+          await ctx.store.remove(stored.datasetId).catch(() => undefined);
+          throw e;
+        }
+      }, `Added ${name}`);
     });
 
     resource(app, `${prefix}/publish`, async (request, reply) => {
@@ -87,8 +95,12 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
       // Held from here until its item exists or it fails: a job submitted meanwhile with this
       // name is refused at submit, as this is when a job not yet finished will create it.
       const release = holdServiceName(ctx.db, serviceName, "publishParameters", "publishParameters.name");
+      const phases = uploadPhases(ctx, request, viewer.username);
       try {
-        return await publishItem(ctx, reply, viewer, source, datasetId, serviceName);
+        return await phases.during(
+          () => publishItem(ctx, reply, viewer, source, datasetId, serviceName, phases),
+          `Published ${serviceName}`,
+        );
       } finally {
         release();
       }
@@ -104,6 +116,7 @@ async function publishItem(
   source: Item,
   datasetId: string,
   serviceName: string,
+  phases: UploadPhases,
 ): Promise<Answer> {
   const left = await storageLeft(ctx.db, ctx.store, viewer, ctx.limits.quotaBytes);
   const overQuota = () =>
@@ -115,6 +128,7 @@ async function publishItem(
     );
   if (left <= 0) throw overQuota();
   const dir = await ctx.store.resolve(datasetId).catch(() => Promise.reject(new NotFoundError(`the data of item ${source.id} is missing`)));
+  phases.say(`Converting ${source.title} to Zarr and computing its statistics`);
   const converted = await ctx.work.run(
     "copyIntoStore",
     { dataDir: ctx.store.dataDir, source: datasetFile(dir, source), label: `item ${source.id}` },
@@ -128,6 +142,7 @@ async function publishItem(
   try {
     // Its size is known only once converted.
     if (converted.bytes > left) throw overQuota();
+    phases.say(`Publishing the image service ${serviceName}`);
     const published = await publishOutput(ctx.db, ctx.store, ctx.urls, target, viewer.username, converted.datasetId);
     return {
       body: {
