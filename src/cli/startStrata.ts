@@ -15,6 +15,7 @@ import { OUTPUT_PARAM } from "../tasks/gp.js";
 import { openCube } from "../io/open.js";
 import { type JobService, createJobService } from "../jobs/executor.js";
 import type { JobRecord, JsonObject } from "../jobs/types.js";
+import { recordSourceJob } from "../portal/itemUpdate.js";
 import { getItemByServiceName, shareItem } from "../portal/items.js";
 import { migratePortal } from "../portal/schema.js";
 import { ensureInitialAdmin } from "../portal/users.js";
@@ -23,7 +24,7 @@ import { imageCache } from "../services/imageCache.js";
 import { publishOutput } from "../services/publish.js";
 import { loadSharp } from "../services/render/sharpImage.js";
 import { createWorkPool } from "../services/work/pool.js";
-import type { ServerUrls } from "../services/urls.js";
+import { type ServerUrls, toolsUrl } from "../services/urls.js";
 import { createDataStoreRegistry } from "../store/dataStores.js";
 import { type MetadataDb, openMetadataDb } from "../store/metadataDb.js";
 import { type RasterStore, openRasterStore } from "../store/rasterStore.js";
@@ -91,6 +92,8 @@ export async function startStrata(requested: ServeConfig, options: { logger?: bo
     finalize: async (job: JobRecord, output: unknown) => {
       const target = (job.options as { output: OutputTarget }).output;
       const published = await publishOutput(db, store, urls, target, job.owner, (output as RunOutput).datasetId);
+      // The item says which job made it (the web app's item page links to it).
+      recordSourceJob(db, published.itemId, { jobUrl: `${toolsUrl(urls)}/${job.task}/jobs/${job.id}`, jobId: job.id, task: job.task });
       return { [OUTPUT_PARAM]: { url: published.url, itemId: published.itemId } } as JsonObject;
     },
     // A run that did not succeed leaves nothing: its pending dataset, or a dataset committed

@@ -133,3 +133,19 @@ function readProperties(text: string): Record<string, unknown> | null {
     throw new InvalidInputError("properties must be a JSON object", { parameter: "properties" });
   return value as Record<string, unknown>;
 }
+
+/**
+ * Say which job made or last filled an item, in its client properties as the ArcGIS API for
+ * Python writes them around a job (kept beside any other properties a client gave it).
+ * @example
+ * recordSourceJob(db, itemId, { jobUrl: `${tools}/GenerateTrendRaster/jobs/j1`, jobId: "j1", task: "GenerateTrendRaster" });
+ */
+export function recordSourceJob(db: MetadataDb, id: string, job: { jobUrl: string; jobId: string; task: string }): Item {
+  return db
+    .transaction(() => {
+      const current = getItem(db, id);
+      const properties = { ...clientProperties(current ?? { properties: {} }), ...job, jobType: "GPServer", jobStatus: "completed" };
+      return applyItemUpdate(db, id, { patch: {}, properties });
+    })
+    .immediate();
+}
