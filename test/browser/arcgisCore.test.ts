@@ -199,17 +199,13 @@ function checkClientRendered(january: Picture, label: string): void {
 }
 
 /**
- * LERC (exportImage format=lerc, the tile resource and the tiling scheme in the root) is being
- * built (issue 12 §5, first part). Until it lands these two tests run and report what failed
- * without failing the suite; drop the todo when it lands.
- */
-/**
  * Strata's float GeoTIFF marks no data with NaN (GDAL_NODATA "nan"); the SDK's TIFF parser
  * drops a NaN GDAL_NODATA (tiffParser.js) and the request names no noData, so land is drawn
  * as the lowest value. Drop the todo when exportImage's tiff marks no data as the SDK reads it.
  */
 const TIFF_NODATA = "Strata's GeoTIFF no data is NaN, which the SDK does not mask: land is drawn in the ramp's lowest colour";
-const LERC_PENDING = "Strata does not answer LERC yet (issue 12 §5): exportImage format=lerc is a 400, the root has no tileInfo";
+/** The tile resource and the tiling scheme in the root are being built (issue 12 §5); drop the todo when they land. */
+const TILES_PENDING = "Strata's image service root has no tileInfo yet (issue 12 §5), so the SDK will not open it as tiled";
 
 describe("the ArcGIS Maps SDK (@arcgis/core) against Strata, offline in Chromium", { timeout: 120_000 }, () => {
   it("ImageryLayer (the SDK's default format) draws January; a TimeSlider from the layer's timeInfo steps it to late summer", async () => {
@@ -217,6 +213,7 @@ describe("the ArcGIS Maps SDK (@arcgis/core) against Strata, offline in Chromium
     try {
       const time = await step(sdk, "ImageryLayer", () => sdk.page.evaluate((u) => window.arcgisHarness!.showImagery(u), service));
       assert.deepEqual(time.fullTimeExtent, { start: months[0], end: months[11] }, "the layer's timeInfo is the service's time extent");
+      assert.ok(time.interval, "the layer read the service's default time step");
       const january = await picture(sdk, "arcgis-imagery-january");
       checkAnyMonth(january, "ImageryLayer January");
       checkAustralSummer(january, "ImageryLayer January");
@@ -227,12 +224,16 @@ describe("the ArcGIS Maps SDK (@arcgis/core) against Strata, offline in Chromium
 
       const start = await step(sdk, "TimeSlider", () => sdk.page.evaluate(() => window.arcgisHarness!.addTimeSlider()));
       assert.equal(start.start, months[0], "the slider starts at the layer's first time");
-      // Step to a late-summer month (August, whatever the stops' spacing): Strata shows the slice in effect then.
+      // Step to August: the stops, one per the service's default step from the first slice, fall on the slices.
       let now: TimeSpan = start;
       for (let i = 0; i < 12 && new Date(now.start!).getUTCMonth() < 7; i++) {
         now = await step(sdk, "TimeSlider step", () => sdk.page.evaluate(() => window.arcgisHarness!.stepTime()));
       }
-      assert.equal(new Date(now.start!).getUTCMonth(), 7, `the slider reached August (at ${new Date(now.start!).toISOString()})`);
+      assert.equal(
+        now.start,
+        months[7],
+        `the slider's stops are the slices: it reached August's (at ${new Date(now.start!).toISOString()})`,
+      );
       const last = requestsTo(sdk.view, `${SERVICE_PATH}/exportImage`).at(-1)!;
       assert.equal(last.searchParams.get("time"), String(now.start), "the view's time reached exportImage");
       const summer = await picture(sdk, "arcgis-imagery-timeslider-august");
@@ -246,7 +247,7 @@ describe("the ArcGIS Maps SDK (@arcgis/core) against Strata, offline in Chromium
 
   // Raw pixels the SDK renders itself: LERC (what its pixel access asks for) and GeoTIFF.
   for (const [format, todo] of [
-    ["lerc", LERC_PENDING],
+    ["lerc", undefined],
     ["tiff", TIFF_NODATA],
   ] as const) {
     it(`ImageryLayer with format "${format}" draws the SST from raw pixels`, { todo }, async () => {
@@ -265,7 +266,7 @@ describe("the ArcGIS Maps SDK (@arcgis/core) against Strata, offline in Chromium
     });
   }
 
-  it("ImageryTileLayer draws the SST from LERC tiles", { todo: LERC_PENDING }, async () => {
+  it("ImageryTileLayer draws the SST from LERC tiles", { todo: TILES_PENDING }, async () => {
     const sdk = await openSdkPage();
     try {
       await step(sdk, "ImageryTileLayer", () => sdk.page.evaluate((u) => window.arcgisHarness!.showTiles(u), service));
