@@ -1,7 +1,7 @@
 /**
  * Hosted image services (SPEC §11): the root resource, `multidimensionalInfo`,
  * `keyProperties`, `statistics`, `histograms`, `slices`, `exportImage` (images served with an ETag from a bounded
- * cache; f=json answers an href under `output/`), `download` (NetCDF-4); identify,
+ * cache; f=json answers an href under `output/`), `tile/{level}/{row}/{col}` (LERC, tiling.ts), `download` (NetCDF-4); identify,
  * getSamples and computeStatisticsHistograms are in imageQueries.ts.
  */
 import { randomUUID } from "node:crypto";
@@ -19,6 +19,7 @@ import { type ExportedImage, planExport } from "../services/exportImage.js";
 import { imageKey } from "../services/imageCache.js";
 import { type DimensionValues, gridExtent, imageServiceInfo, multidimensionalInfo } from "../services/info.js";
 import { listSlices, sliceDefinition } from "../services/slices.js";
+import { tileRequest, tilingInfo } from "../services/tiling.js";
 import { histogramsResource, statisticsResource } from "../services/storedStatistics.js";
 import { datasetFile, datasetIdOf } from "../services/publish.js";
 import { HOSTED_FOLDER } from "../services/urls.js";
@@ -40,7 +41,10 @@ export function registerImageServer(app: FastifyInstance, ctx: AppContext): void
 
   resource(app, base, async (request) => {
     const { name, item, dataset } = await openService(ctx, request);
-    const body = imageServiceInfo(name, dataset.cube, dataset.statistics, { description: item.description });
+    const body = {
+      ...imageServiceInfo(name, dataset.cube, dataset.statistics, { description: item.description }),
+      ...tilingInfo(dataset.cube.grid),
+    };
     return {
       body,
       page: () => ({
@@ -116,6 +120,21 @@ export function registerImageServer(app: FastifyInstance, ctx: AppContext): void
       body,
       page: () => ({ title: `${name}: exportImage`, breadcrumbs: crumbs(name), rows: [{ label: "Image", href: body.href }], json: body }),
     };
+  });
+
+  // ImageryTileLayer's tiles: LERC2 of the tile's extent in the scheme the root announces
+  // (tiling.ts), drawn and cached as an export is; sliceId, time or mosaicRule choose the slice.
+  resource(app, `${base}/tile/:level/:row/:col`, async (request, reply) => {
+    const { item, datasetId, dataset, path } = await openService(ctx, request);
+    const { level, row, col } = request.params as { level: string; row: string; col: string };
+    const tile = tileRequest(dataset.cube.grid, level, row, col, requestParams(request));
+    // Checked here, so a bad slice is a 400 at once and never waits for a thread.
+    planExport(dataset.cube, dataset.statistics, tile.params);
+    const key = imageKey(datasetId, { ...tile.params, tile: `${level}/${row}/${col}` });
+    const image = await ctx.images.draw(key, datasetId, () =>
+      ctx.work.run("export", { path, params: tile.params, validWindow: tile.validWindow }, { lane: "quick" }),
+    );
+    return sendImage(request, reply, image, key, item.access === "public");
   });
 
   registerImageQueries(app, ctx, base, openService);

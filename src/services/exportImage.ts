@@ -66,6 +66,8 @@ export interface ExportPlan {
   readonly pixelType?: PixelType;
   /** lerc: the largest error a value may take (compressionTolerance; 0 lossless). */
   readonly maxZError?: number;
+  /** lerc: the only pixels that hold values (a tile's beyond the service's extent have none, tiling.ts). */
+  readonly validWindow?: Window;
   /** Values drawn transparent (and tiff's nodata, lerc's masked). */
   readonly noData?: number;
   readonly quality: number;
@@ -207,6 +209,7 @@ export async function renderExport(
     const raster = lercRaster(plan.bands.length, target.width, target.height, pixelType, {
       maxZError: plan.maxZError ?? 0,
       ...(plan.noData !== undefined ? { noData: plan.noData } : {}),
+      ...(plan.validWindow ? { validWindow: plan.validWindow } : {}),
     });
     for (const strip of strips(target, Math.max(1, Math.floor(STRIP_PIXELS / plan.bands.length)))) {
       raster.put(await read(strip), strip.y * target.width);

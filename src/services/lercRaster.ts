@@ -10,7 +10,7 @@
  * format, which Strata does not write).
  */
 import { InvalidInputError } from "../cube/errors.js";
-import { PIXEL_ARRAYS, type PixelType } from "../cube/types.js";
+import { PIXEL_ARRAYS, type PixelType, type Window } from "../cube/types.js";
 import { type Lerc2Band, encodeLerc2 } from "../io/lerc2Write.js";
 import { numberParam } from "./requestValues.js";
 
@@ -54,7 +54,8 @@ const INTEGER_RANGE: Partial<Readonly<Record<PixelType, readonly [number, number
 export interface LercRaster {
   /**
    * Put one strip's values of every band (NaN for no value) starting at pixel `at`. Integer
-   * types take values rounded and clamped to their range; values equal to `noData` have none.
+   * types take values rounded and clamped to their range; values equal to `noData`, and
+   * pixels outside `validWindow`, have none.
    */
   put(values: readonly Float64Array[], at: number): void;
   encode(): Uint8Array;
@@ -71,7 +72,7 @@ export function lercRaster(
   width: number,
   height: number,
   pixelType: PixelType,
-  { maxZError, noData }: { maxZError: number; noData?: number },
+  { maxZError, noData, validWindow }: { maxZError: number; noData?: number; validWindow?: Window },
 ): LercRaster {
   const n = width * height;
   const bands: Lerc2Band[] = Array.from({ length: bandCount }, () => ({
@@ -80,13 +81,19 @@ export function lercRaster(
   }));
   const range = INTEGER_RANGE[pixelType];
   const stored = pixelType === "F32" ? Math.fround : (x: number) => x;
+  const w = validWindow ?? { x: 0, y: 0, width, height };
+  const inWindow = (k: number) => {
+    const x = k % width;
+    const y = (k - x) / width;
+    return x >= w.x && x < w.x + w.width && y >= w.y && y < w.y + w.height;
+  };
   return {
     put(values, at) {
       values.forEach((strip, b) => {
         const { values: out, valid } = bands[b];
         for (let i = 0; i < strip.length; i++) {
           const v = strip[i];
-          if (v !== v || v === noData) continue;
+          if (v !== v || v === noData || (validWindow && !inWindow(at + i))) continue;
           const z = range ? Math.min(range[1], Math.max(range[0], Math.round(v))) : v;
           // The request's noData compared as stored too (an F32 noData of -3.4e38 rounds).
           if (noData !== undefined && stored(z) === stored(noData)) continue;

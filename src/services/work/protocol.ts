@@ -5,6 +5,7 @@
  * is still a 400 naming its parameter.
  */
 import { CorruptDataError, InvalidInputError, NotFoundError, StrataError, UnsupportedDataError } from "../../cube/errors.js";
+import type { Window } from "../../cube/types.js";
 import type { DimensionSelection } from "../../io/netcdf4Write.js";
 import type { ExportedImage } from "../exportImage.js";
 import type { ImageEncoder } from "../render/encodeImage.js";
@@ -14,8 +15,8 @@ import type { UploadType } from "../upload.js";
 type Params = Readonly<Record<string, string>>;
 
 export interface WorkRequest {
-  /** Draw an exportImage request of the raster at `path`. */
-  readonly export: { readonly path: string; readonly params: Params };
+  /** Draw an exportImage request of the raster at `path` (a tile: only `validWindow`'s pixels hold values). */
+  readonly export: { readonly path: string; readonly params: Params; readonly validWindow?: Window };
   readonly identify: { readonly path: string; readonly params: Params };
   readonly getSamples: { readonly path: string; readonly params: Params };
   readonly computeStatisticsHistograms: { readonly path: string; readonly params: Params };

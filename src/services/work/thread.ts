@@ -58,9 +58,10 @@ function storeAt(dataDir: string): Promise<RasterStore> {
 type Handlers = { [K in keyof WorkRequest]: (input: WorkRequest[K]) => Promise<WorkResult[K]> };
 
 const HANDLERS: Handlers = {
-  async export({ path, params }) {
+  async export({ path, params, validWindow }) {
     const { cube, statistics } = await cubeAt(path);
-    return renderExport(cube, statistics, planExport(cube, statistics, caseInsensitive({ ...params })), { encoder: settings.imageEncoder });
+    const plan = { ...planExport(cube, statistics, caseInsensitive({ ...params })), ...(validWindow ? { validWindow } : {}) };
+    return renderExport(cube, statistics, plan, { encoder: settings.imageEncoder });
   },
   async identify({ path, params }) {
     return identify((await cubeAt(path)).cube, caseInsensitive({ ...params }));
