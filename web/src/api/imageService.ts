@@ -1,4 +1,4 @@
-/** Hosted image services: their description, dimensions, values at a point, thumbnails. */
+/** Hosted image services: their description, dimensions, values at a point, thumbnails, the NetCDF download. */
 import type { RestClient } from "./client.js";
 import type { Extent, IdentifyAnswer, MultidimensionalInfo, ServiceInfo } from "./types.js";
 
@@ -38,3 +38,6 @@ export function thumbnailUrl(api: RestClient, url: string, extent?: Extent): str
   }
   return api.url(`${url}/exportImage`, { bbox, bboxSR, size: "200,100", format: "png", f: "image" });
 }
+
+/** The whole service as a CF NetCDF-4 file (SPEC §11 `download`), as a link the browser saves. */
+export const netcdfDownloadUrl = (api: RestClient, url: string) => api.url(`${url}/download`, { format: "netcdf" });

@@ -1,8 +1,8 @@
-/** Portal calls: tokens, the signed-in user, the items they can see, upload, publish, delete. */
+/** Portal calls: tokens, the signed-in user, items (read, edit, share, move, upload, publish, delete) and folders. */
 import type { RestClient } from "./client.js";
 import { ApiError } from "./client.js";
 import { portal, userContent } from "./endpoints.js";
-import type { Item, SearchAnswer, Self, TokenAnswer } from "./types.js";
+import type { Access, Folder, Item, SearchAnswer, Self, TokenAnswer, UploadStatus, UserContent } from "./types.js";
 
 /** Minutes a token lasts: a working session; the server caps it. */
 const TOKEN_MINUTES = 240;
@@ -27,6 +27,50 @@ export async function searchItems(api: RestClient, signal?: AbortSignal): Promis
   return answer.results;
 }
 
+export const getItem = (api: RestClient, id: string, signal?: AbortSignal) =>
+  api.get<Item>(`${portal(api.base)}/content/items/${encodeURIComponent(id)}`, undefined, signal);
+
+const itemUrl = (api: RestClient, owner: string, id: string) => `${userContent(api.base, owner)}/items/${encodeURIComponent(id)}`;
+
+/** Change an item's title, description or tags (`clearEmptyFields` so an emptied description is emptied). */
+export function updateItem(
+  api: RestClient,
+  owner: string,
+  id: string,
+  fields: { title: string; description: string; tags: readonly string[] },
+): Promise<{ success: boolean }> {
+  return api.post(`${itemUrl(api, owner, id)}/update`, {
+    title: fields.title,
+    description: fields.description,
+    tags: fields.tags.join(","),
+    clearEmptyFields: true,
+  });
+}
+
+/** Share an item with no one else (private), the organisation, or everyone (public). */
+export function shareItem(api: RestClient, owner: string, id: string, access: Access): Promise<{ itemId: string }> {
+  return api.post(`${itemUrl(api, owner, id)}/share`, { everyone: access === "public", org: access !== "private" });
+}
+
+/** Move an item into one of its owner's folders, or to the root (null). */
+export function moveItem(api: RestClient, owner: string, id: string, folderId: string | null): Promise<{ success: boolean }> {
+  return api.post(`${itemUrl(api, owner, id)}/move`, { folder: folderId ?? "/" });
+}
+
+export const userContentOf = (api: RestClient, username: string, signal?: AbortSignal) =>
+  api.get<UserContent>(userContent(api.base, username), undefined, signal);
+
+export const createFolder = (api: RestClient, username: string, title: string) =>
+  api.post<{ success: boolean; folder: Folder }>(`${userContent(api.base, username)}/createFolder`, { title });
+
+/** Delete an empty folder (the server refuses one that holds items). */
+export const deleteFolder = (api: RestClient, username: string, folderId: string) =>
+  api.post<{ success: boolean }>(`${userContent(api.base, username)}/folders/${encodeURIComponent(folderId)}/delete`);
+
+/** What an addItem or publish sent with `uploadId` is doing now. */
+export const uploadStatus = (api: RestClient, username: string, uploadId: string) =>
+  api.get<UploadStatus>(`${userContent(api.base, username)}/uploads/${encodeURIComponent(uploadId)}/status`);
+
 export function deleteItem(api: RestClient, username: string, id: string): Promise<{ success: boolean }> {
   return api.post(`${userContent(api.base, username)}/items/${encodeURIComponent(id)}/delete`);
 }
@@ -35,10 +79,11 @@ export interface PublishAnswer {
   services: { serviceurl: string; serviceItemId: string }[];
 }
 
-export function publishItem(api: RestClient, username: string, itemId: string, name: string): Promise<PublishAnswer> {
+export function publishItem(api: RestClient, username: string, itemId: string, name: string, uploadId?: string): Promise<PublishAnswer> {
   return api.post<PublishAnswer>(`${userContent(api.base, username)}/publish`, {
     itemId,
     publishParameters: JSON.stringify({ name }),
+    uploadId,
   });
 }
 
@@ -49,7 +94,7 @@ export function publishItem(api: RestClient, username: string, itemId: string, n
 export function addItem(
   api: RestClient,
   username: string,
-  fields: { file: File; title: string; tags: string },
+  fields: { file: File; title: string; tags: string; uploadId?: string },
   onProgress: (fraction: number) => void,
 ): Promise<{ success: boolean; id: string }> {
   const form = new FormData();
@@ -58,6 +103,7 @@ export function addItem(
   form.set("filename", fields.file.name);
   form.set("title", fields.title);
   form.set("tags", fields.tags);
+  if (fields.uploadId) form.set("uploadId", fields.uploadId);
   form.set("file", fields.file, fields.file.name);
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();

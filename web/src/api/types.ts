@@ -25,8 +25,36 @@ export interface Item {
   name?: string | null;
   access: string;
   tags?: string[];
+  description?: string;
+  snippet?: string;
+  /** The owner's folder holding the item; null in the root. */
+  ownerFolder?: string | null;
+  /** A client's own properties; a job's output has jobUrl, jobId and task (the job that made it). */
+  properties?: Record<string, unknown> | null;
   created?: number;
   modified?: number;
+}
+
+export type Access = "private" | "org" | "public";
+
+export interface Folder {
+  id: string;
+  title: string;
+  username: string;
+  created?: number;
+}
+
+/** `content/users/<u>[/<folderId>]`: the items there and the owner's folders. */
+export interface UserContent {
+  items: Item[];
+  folders: Folder[];
+  currentFolder: { id: string; title: string } | null;
+}
+
+/** What an upload or publish sent with an uploadId is doing (Strata's upload status). */
+export interface UploadStatus {
+  status: "processing" | "completed" | "failed";
+  statusMessage: string;
 }
 
 export interface SearchAnswer {
