@@ -50,12 +50,12 @@ export async function encodeImage(
   const sharp = load?.ok ? load.sharp : undefined;
   if (chosen === "jpg") {
     const quality = options.quality ?? 75;
-    const bytes = sharp ? await sharpJpeg(sharp, rgba, width, height, { quality }) : encodeJpeg(rgba, width, height, { quality });
+    const bytes = sharp ? await sharpJpeg(sharp, rgba, width, height, quality) : encodeJpeg(rgba, width, height, { quality });
     return { bytes, contentType: "image/jpeg", extension: "jpg" };
   }
   const bytes =
     sharp && (chosen === "png24" || chosen === "png32")
-      ? await sharpPng(sharp, rgba, width, height, { format: chosen })
+      ? await sharpPng(sharp, rgba, width, height, chosen)
       : encodePng(rgba, width, height, { format: chosen });
   return { bytes, contentType: "image/png", extension: "png" };
 }

@@ -22,11 +22,20 @@ export interface JpegOptions {
 export function encodeJpeg(rgba: Uint8Array, width: number, height: number, options: JpegOptions = {}): Uint8Array {
   checkRgbaSize(rgba, width, height, "JPEG");
   const quality = options.quality ?? 75;
-  if (!(quality >= 1 && quality <= 100)) throw new RangeError(`JPEG quality must be 1..100, got ${quality}`);
+  checkJpegQuality(quality);
   // jpeg-js reads RGBA and ignores alpha: flatten onto the background first when needed.
   const data = hasTransparency(rgba) ? expandRgb(composite(rgba, options.background ?? [255, 255, 255])) : rgba;
   const { data: bytes } = jpeg.encode({ data, width, height }, Math.round(quality));
   return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/**
+ * @throws RangeError unless 1 ≤ quality ≤ 100.
+ * @example
+ * checkJpegQuality(0); // RangeError: JPEG quality must be 1..100, got 0
+ */
+export function checkJpegQuality(quality: number): void {
+  if (!(quality >= 1 && quality <= 100)) throw new RangeError(`JPEG quality must be 1..100, got ${quality}`);
 }
 
 /** RGB -> opaque RGBA. */

@@ -13,6 +13,7 @@
  */
 import type SharpModule from "sharp";
 import type { Rgb } from "./colormaps.js";
+import { checkJpegQuality } from "./jpeg.js";
 import { checkRgbaSize, composite, hasTransparency } from "./png.js";
 
 type Sharp = typeof SharpModule;
@@ -41,70 +42,48 @@ export function loadSharp(): Promise<SharpLoad> {
   return loading;
 }
 
-export interface SharpPngOptions {
-  /** "png32" keeps alpha; "png24" composites it over `background` (white by default). */
-  readonly format: "png24" | "png32";
-  readonly background?: Rgb;
-  /** zlib level 0..9; default 6. */
-  readonly level?: number;
-}
-
 /**
- * RGBA pixels as a truecolour PNG (no row filter, as png.ts: rendered images are runs of few
- * colours, which deflate finds as repeats).
+ * RGBA pixels as a truecolour PNG: png32 keeps alpha, png24 is composited over white (no row
+ * filter and zlib level 6, as png.ts: rendered images are runs of few colours, which deflate
+ * finds as repeats).
  * @example
- * const png = await sharpPng(sharp, rgba, 512, 512, { format: "png32" });
+ * const png = await sharpPng(sharp, rgba, 512, 512, "png32");
  */
 export async function sharpPng(
   sharp: Sharp,
   rgba: Uint8Array,
   width: number,
   height: number,
-  options: SharpPngOptions,
+  format: "png24" | "png32",
 ): Promise<Uint8Array> {
   checkRgbaSize(rgba, width, height, "PNG");
-  const level = options.level ?? 6;
-  if (!(Number.isInteger(level) && level >= 0 && level <= 9)) throw new RangeError(`PNG: zlib level must be an integer 0..9, got ${level}`);
   // Compositing stays ours (png.ts's composite), so png24 pixels are the pure-JS encoder's to the bit.
-  const pixels = options.format === "png24" ? composite(rgba, options.background ?? [255, 255, 255]) : rgba;
-  const out = await sharp(asBuffer(pixels), { raw: { width, height, channels: options.format === "png24" ? 3 : 4 } })
-    .png({ compressionLevel: level, adaptiveFiltering: false })
+  const pixels = format === "png24" ? composite(rgba, WHITE) : rgba;
+  const out = await sharp(asBuffer(pixels), { raw: { width, height, channels: format === "png24" ? 3 : 4 } })
+    .png({ compressionLevel: 6, adaptiveFiltering: false })
     .toBuffer();
   return asBytes(out);
 }
 
-export interface SharpJpegOptions {
-  /** 1..100; default 75. */
-  readonly quality?: number;
-  /** Colour under transparent pixels; default white. */
-  readonly background?: Rgb;
-}
-
 /**
- * RGBA pixels as a baseline JPEG with the IJG quality scaling and no chroma subsampling (as
- * jpeg-js, the pure-JS encoder: same quantisation tables, same colours within JPEG's error);
- * transparent pixels show the background.
+ * RGBA pixels as a baseline JPEG with the IJG quality scaling (1..100) and no chroma
+ * subsampling, as jpeg-js (the pure-JS encoder): same quantisation tables, same colours within
+ * JPEG's error; transparent pixels show white.
  * @example
- * const jpg = await sharpJpeg(sharp, rgba, 512, 512, { quality: 80 });
+ * const jpg = await sharpJpeg(sharp, rgba, 512, 512, 80);
  */
-export async function sharpJpeg(
-  sharp: Sharp,
-  rgba: Uint8Array,
-  width: number,
-  height: number,
-  options: SharpJpegOptions = {},
-): Promise<Uint8Array> {
+export async function sharpJpeg(sharp: Sharp, rgba: Uint8Array, width: number, height: number, quality: number): Promise<Uint8Array> {
   checkRgbaSize(rgba, width, height, "JPEG");
-  const quality = options.quality ?? 75;
-  if (!(quality >= 1 && quality <= 100)) throw new RangeError(`JPEG quality must be 1..100, got ${quality}`);
+  checkJpegQuality(quality);
   const transparent = hasTransparency(rgba);
-  const pixels = transparent ? composite(rgba, options.background ?? [255, 255, 255]) : rgba;
-  const image = sharp(asBuffer(pixels), { raw: { width, height, channels: transparent ? 3 : 4 } });
+  const image = sharp(asBuffer(transparent ? composite(rgba, WHITE) : rgba), { raw: { width, height, channels: transparent ? 3 : 4 } });
   const out = await (transparent ? image : image.removeAlpha())
     .jpeg({ quality: Math.round(quality), chromaSubsampling: "4:4:4" })
     .toBuffer();
   return asBytes(out);
 }
+
+const WHITE: Rgb = [255, 255, 255];
 
 /** The same bytes as a Buffer, without a copy (sharp takes Buffers). */
 function asBuffer(bytes: Uint8Array): Buffer {
