@@ -10,6 +10,7 @@ import { CorruptDataError, UnsupportedDataError } from "../cube/errors.js";
 import type { TypedArray } from "../cube/types.js";
 import { checkSeparator, confinedFetchStore, confinedFileStore } from "./confinedStore.js";
 import { type RawDataset, type RawDtype, type RawVariable, type SkippedNote, widenedValues } from "./raw.js";
+import { OVERVIEWS_ATTRIBUTE } from "./zarrOverviews.js";
 
 type Store = zarr.Readable;
 
@@ -61,9 +62,12 @@ export async function openZarr(location: string | URL): Promise<RawDataset> {
   if (!paths) {
     throw new UnsupportedDataError(`${location.toString()}: a Zarr store read over HTTP needs consolidated metadata to list its arrays`);
   }
+  // Overview levels (io/zarrOverviews.ts) are stores of their own, opened by their path.
+  const levels = ((rootAttrs[OVERVIEWS_ATTRIBUTE] ?? []) as { path?: unknown }[]).map((l) => `/${String(l.path)}/`);
   const variables: RawVariable[] = [];
   const skipped: SkippedNote[] = [];
   for (const path of paths) {
+    if (levels.some((l) => path.startsWith(l))) continue;
     let arr: zarr.Array<zarr.DataType, Store>;
     try {
       const at = zarr.root(store).resolve(path);

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { FileSystemStore } from "@zarrita/storage";
 import * as zarr from "zarrita";
 import { strides } from "../cube/combinations.js";
+import { gridFromTransform } from "../cube/grid.js";
 import type { Grid, PixelType, Slab, Variable } from "../cube/types.js";
 import {
   GRID_MAPPING,
@@ -24,6 +25,15 @@ import {
 } from "./cfAttributes.js";
 import { type ChunkWriter, openChunkWriter } from "./zarrChunks.js";
 import { type V3Node, writeV2Metadata } from "./zarrV2Metadata.js";
+import {
+  type LevelWriter,
+  type OverviewLevel,
+  OVERVIEWS_ATTRIBUTE,
+  alignedFactors,
+  levelChunks,
+  overviewFactors,
+  writeLevels,
+} from "./zarrOverviews.js";
 import { useFastZstd } from "./zstdCodec.js";
 import { wkt2Of } from "./wkt2.js";
 
@@ -92,14 +102,28 @@ export interface ZarrWriter extends BlockWriter {
  * await w.writeBlock("sst", [0, 0, 0], slab);
  * await w.finish();
  */
-export async function createZarrWriter(path: string, spec: CubeSpec): Promise<ZarrWriter> {
+export async function createZarrWriter(
+  path: string,
+  spec: CubeSpec,
+  { overviews = true }: { overviews?: boolean } = {},
+): Promise<ZarrWriter> {
   await mkdir(path, { recursive: true });
   const store = new FileSystemStore(path);
   const { grid } = spec;
   const geographic = grid.crs.epsg === 4326;
   const [yName, xName] = spatialNames(grid);
   const geo = geoAttributes(grid, yName, xName);
-  const root = await zarr.create(store, { attributes: jsonSafe({ ...spec.attributes, Conventions: "CF-1.8", ...geo }) });
+  const spatialShape: [number, number] = [grid.height, grid.width];
+  const chunkShapes = new Map(spec.variables.map((v) => [v.name, chunkShapeOf(v, grid)] as const));
+  const levels = overviews ? planLevels(spec, chunkShapes) : [];
+  const root = await zarr.create(store, {
+    attributes: jsonSafe({
+      ...spec.attributes,
+      Conventions: "CF-1.8",
+      ...geo,
+      ...(levels.length ? { [OVERVIEWS_ATTRIBUTE]: levels } : {}),
+    }),
+  });
 
   // Node names in creation order: consolidated metadata keeps the cube's variable order.
   const created: string[] = [yName, xName, GRID_MAPPING];
@@ -110,7 +134,6 @@ export async function createZarrWriter(path: string, spec: CubeSpec): Promise<Za
   const written = new Set<string>();
   const arrays = new Map<string, zarr.Array<zarr.DataType, FileSystemStore>>();
   const direct = new Map<string, ChunkWriter | undefined>();
-  const chunkShapes = new Map<string, readonly number[]>();
   for (const v of spec.variables) {
     for (const d of v.dimensions) {
       if (written.has(d.name)) continue;
@@ -119,9 +142,7 @@ export async function createZarrWriter(path: string, spec: CubeSpec): Promise<Za
       await writeCoordinate(root, d.name, ...dimensionCoordinate(d));
     }
     const shape = [...v.dimensions.map((d) => d.values.length), grid.height, grid.width];
-    const chunkShape = v.outputChunks
-      ? [...v.outputChunks]
-      : [...v.dimensions.map(() => 1), Math.min(grid.height, TILE), Math.min(grid.width, TILE)];
+    const chunkShape = chunkShapes.get(v.name)!;
     const floating = v.pixelType === "F32" || v.pixelType === "F64";
     const fill = v.nodata ?? (floating ? NaN : 0);
     // NaN nodata is implicit for floats (and JSON cannot hold NaN): no _FillValue for it.
@@ -138,8 +159,15 @@ export async function createZarrWriter(path: string, spec: CubeSpec): Promise<Za
     arrays.set(v.name, arr);
     direct.set(v.name, await openChunkWriter(join(path, arrayKey(v.name)), CODECS));
     created.push(arrayKey(v.name));
-    chunkShapes.set(v.name, chunkShape);
   }
+
+  const levelWriters: (ZarrWriter & LevelWriter)[] = [];
+  for (const level of levels) {
+    const writer = await createZarrWriter(join(path, level.path), levelSpec(spec, level, chunkShapes), { overviews: false });
+    levelWriters.push(Object.assign(writer, { factor: level.factor, variables: new Set(level.variables) }));
+  }
+  const valueKinds = new Map(spec.variables.map((v) => [v.name, valueKind(v.pixelType, v.nodata)] as const));
+  const flush = () => flushAll([...direct.values(), ...levelWriters]);
 
   return {
     chunkShapes,
@@ -147,13 +175,57 @@ export async function createZarrWriter(path: string, spec: CubeSpec): Promise<Za
       const arr = arrays.get(name);
       if (!arr) throw new Error(`no variable ${name} in this writer`);
       if (!(await direct.get(name)?.tryWrite(start, slab))) await setBlock(arr, start, slab);
+      await writeLevels(levelWriters, name, start, slab, spatialShape, valueKinds.get(name)!);
     },
-    flush: () => flushAll(direct.values()),
+    flush,
     async finish(attributes) {
-      await flushAll(direct.values());
+      await flush();
+      for (const level of levelWriters) await level.finish();
       await consolidate(path, created, attributes ? jsonSafe(attributes) : {});
     },
   };
+}
+
+/** Output chunk shape over [...dims, rows, cols]: the spec's, or one slice by a TILE×TILE tile. */
+function chunkShapeOf(v: VariableSpec, grid: Grid): number[] {
+  return v.outputChunks ? [...v.outputChunks] : [...v.dimensions.map(() => 1), Math.min(grid.height, TILE), Math.min(grid.width, TILE)];
+}
+
+/** The overview levels of a store: each factor of the grid's with the variables whose chunks allow it. */
+function planLevels(spec: CubeSpec, chunkShapes: ReadonlyMap<string, readonly number[]>): OverviewLevel[] {
+  const spatial: [number, number] = [spec.grid.height, spec.grid.width];
+  const factors = overviewFactors(...spatial);
+  const allowed = new Map([...chunkShapes].map(([name, chunks]) => [name, alignedFactors(chunks, spatial, factors)] as const));
+  return factors
+    .map((factor) => ({
+      path: `overviews/${factor}`,
+      factor,
+      variables: spec.variables.map((v) => v.name).filter((name) => allowed.get(name)!.includes(factor)),
+    }))
+    .filter((level) => level.variables.length > 0);
+}
+
+/** A level's store: the grid with cells `factor` times larger (an odd edge's last cell reaches past it), the level's variables. */
+function levelSpec(spec: CubeSpec, level: OverviewLevel, chunkShapes: ReadonlyMap<string, readonly number[]>): CubeSpec {
+  const { grid } = spec;
+  const f = level.factor;
+  const [t0, t1, t2, t3, t4, t5] = grid.transform;
+  const levelGrid = gridFromTransform(
+    Math.ceil(grid.width / f),
+    Math.ceil(grid.height / f),
+    [t0, t1 * f, t2 * f, t3, t4 * f, t5 * f],
+    grid.crs,
+  );
+  const variables = spec.variables
+    .filter((v) => level.variables.includes(v.name))
+    .map((v) => ({ ...v, outputChunks: levelChunks(chunkShapes.get(v.name)!, [grid.height, grid.width], f) }));
+  return { grid: levelGrid, attributes: { ...spec.attributes, "strata:overviewFactor": f }, variables };
+}
+
+/** How a variable's blocks are reduced: means of floats, skipping nodata; nearest for integers. */
+function valueKind(pixelType: PixelType, nodata: number | undefined): { floating: boolean; nodata: number | undefined } {
+  const floating = pixelType === "F32" || pixelType === "F64";
+  return { floating, nodata: floating && nodata !== undefined && !Number.isNaN(nodata) ? nodata : undefined };
 }
 
 /** Writes blocks into a store's arrays (a ZarrWriter, or openBlockWriter on one it created). */
@@ -169,7 +241,9 @@ export interface BlockWriter {
 }
 
 /** Flush every direct chunk writer, all of them even when one fails, then throw the first failure. */
-async function flushAll(writers: Iterable<ChunkWriter | undefined | Promise<ChunkWriter | undefined>>): Promise<void> {
+async function flushAll(
+  writers: Iterable<Pick<ChunkWriter, "flush"> | undefined | Promise<Pick<ChunkWriter, "flush"> | undefined>>,
+): Promise<void> {
   const results = await Promise.allSettled([...writers].map(async (w) => (await w)?.flush()));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
   if (failed) throw failed.reason;
@@ -186,6 +260,23 @@ export async function openBlockWriter(path: string): Promise<BlockWriter> {
   const root = zarr.root(new FileSystemStore(path));
   const arrays = new Map<string, Promise<zarr.Array<zarr.DataType, FileSystemStore>>>();
   const direct = new Map<string, Promise<ChunkWriter | undefined>>();
+  const rootAttributes =
+    (JSON.parse(await readFile(join(path, "zarr.json"), "utf8")) as { attributes?: Record<string, unknown> }).attributes ?? {};
+  const levels: (BlockWriter & LevelWriter)[] = [];
+  for (const level of (rootAttributes[OVERVIEWS_ATTRIBUTE] ?? []) as OverviewLevel[]) {
+    const writer = await openBlockWriter(join(path, level.path));
+    levels.push(Object.assign(writer, { factor: level.factor, variables: new Set(level.variables) }));
+  }
+  const spatialShape = (rootAttributes["spatial:shape"] ?? [0, 0]) as [number, number];
+  const valueKinds = new Map<string, Promise<{ floating: boolean; nodata: number | undefined }>>();
+  const kindOf = async (name: string) => {
+    const meta = JSON.parse(await readFile(join(path, arrayKey(name), "zarr.json"), "utf8")) as {
+      data_type: string;
+      attributes?: { _FillValue?: number };
+    };
+    const pixelType = (Object.keys(ZARR_DTYPE) as PixelType[]).find((t) => ZARR_DTYPE[t] === meta.data_type)!;
+    return valueKind(pixelType, meta.attributes?._FillValue);
+  };
   return {
     async writeBlock(name, start, slab) {
       let writer = direct.get(name);
@@ -193,15 +284,23 @@ export async function openBlockWriter(path: string): Promise<BlockWriter> {
         writer = openChunkWriter(join(path, arrayKey(name)), CODECS);
         direct.set(name, writer);
       }
-      if (await (await writer)?.tryWrite(start, slab)) return;
-      let arr = arrays.get(name);
-      if (!arr) {
-        arr = zarr.open.v3(root.resolve(arrayKey(name)), { kind: "array" });
-        arrays.set(name, arr);
+      if (!(await (await writer)?.tryWrite(start, slab))) {
+        let arr = arrays.get(name);
+        if (!arr) {
+          arr = zarr.open.v3(root.resolve(arrayKey(name)), { kind: "array" });
+          arrays.set(name, arr);
+        }
+        await setBlock(await arr, start, slab);
       }
-      await setBlock(await arr, start, slab);
+      if (levels.length === 0) return;
+      let kind = valueKinds.get(name);
+      if (!kind) {
+        kind = kindOf(name);
+        valueKinds.set(name, kind);
+      }
+      await writeLevels(levels, name, start, slab, spatialShape, await kind);
     },
-    flush: () => flushAll(direct.values()),
+    flush: () => flushAll([...direct.values(), ...levels]),
   };
 }
 

@@ -4,6 +4,7 @@
  * of its own (datasets never change, so an entry never goes stale), and raster stores too.
  * Its settings (protocol.ts ThreadSettings) come as workerData.
  */
+import { join } from "node:path";
 import { workerData } from "node:worker_threads";
 import type { Statistics } from "../../analysis/statistics.js";
 import type { Cube } from "../../cube/types.js";
@@ -14,6 +15,7 @@ import { type RasterStore, openRasterStore } from "../../store/rasterStore.js";
 import { copyIntoStore } from "../../tasks/subset.js";
 import { planExport, renderExport } from "../exportImage.js";
 import { identify } from "../identify.js";
+import { overviewFor } from "../overviews.js";
 import { caseInsensitive } from "../requestValues.js";
 import { getSamples } from "../samples.js";
 import { computeStatisticsHistograms } from "../statisticsHistograms.js";
@@ -61,7 +63,9 @@ const HANDLERS: Handlers = {
   async export({ path, params, validWindow }) {
     const { cube, statistics } = await cubeAt(path);
     const plan = { ...planExport(cube, statistics, caseInsensitive({ ...params })), ...(validWindow ? { validWindow } : {}) };
-    return renderExport(cube, statistics, plan, { encoder: settings.imageEncoder });
+    const level = plan.slice && overviewFor(cube, plan.slice.variable.name, plan.target);
+    const source = level ? (await cubeAt(join(path, level.path))).cube : cube;
+    return renderExport(source, statistics, plan, { encoder: settings.imageEncoder });
   },
   async identify({ path, params }) {
     return identify((await cubeAt(path)).cube, caseInsensitive({ ...params }));
