@@ -50,12 +50,13 @@ async function identifyAt(url: string, lon: number, lat: number, extra: Record<s
 async function openMap(left: string, right?: string): Promise<Locator> {
   const map = page.locator('.map-panel[data-side="left"] .map');
   const hash = `#/map?${new URLSearchParams({ left, ...(right ? { right } : {}) })}`;
-  // From the world map, so that a panel showing the same service is built afresh.
+  // From the world map, so that a panel showing the same service is built afresh (starting
+  // idle: an image the browser had cached draws without a network response to wait for).
   await page.evaluate(() => (location.hash = "#/map"));
   await page.locator(".world-map").waitFor();
-  await afterDrawing(page, map, async () => {
-    await page.evaluate((h) => (location.hash = h), hash);
-  });
+  await page.evaluate((h) => (location.hash = h), hash);
+  await map.and(page.locator('[data-image="loaded"]')).waitFor();
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   return map;
 }
 
@@ -227,12 +228,14 @@ describe("issue 15: the map panel and chart", { timeout: 240_000 }, () => {
     assert.equal(rule.rasterFunctionArguments.Raster.rasterFunctionArguments.StretchType, 3);
     assert.equal(rule.rasterFunctionArguments.Raster.rasterFunctionArguments.NumberOfStandardDeviations, 1);
     const legend = panel.locator(".legend");
+    // mean ± 1 sd lies inside the data's range here, so nothing is clamped.
+    assert.ok(stats.mean - stats.standardDeviation > stats.min && stats.mean + stats.standardDeviation < stats.max);
     closeTo(Number(await legend.getAttribute("data-min")), stats.mean - stats.standardDeviation, 1e-12, "legend min = mean − 1 sd");
     closeTo(Number(await legend.getAttribute("data-max")), stats.mean + stats.standardDeviation, 1e-12, "legend max = mean + 1 sd");
 
     await afterDrawing(page, map, () => panel.getByLabel("Colour ramp").selectOption("magma"));
     rule = JSON.parse(rules[rules.length - 1]);
-    assert.equal(rule.rasterFunctionArguments.ColormapName, "magma");
+    assert.equal(rule.rasterFunctionArguments.ColorrampName, "magma");
     // matplotlib's magma starts at #000004.
     const gradient = await legend.locator(".ramp").evaluate((e) => getComputedStyle(e).backgroundImage);
     assert.match(gradient, /^linear-gradient\(to right, rgb\(0, 0, 4\) 0%/);
@@ -243,6 +246,9 @@ describe("issue 15: the map panel and chart", { timeout: 240_000 }, () => {
     rule = JSON.parse(rules[rules.length - 1]).rasterFunctionArguments.Raster.rasterFunctionArguments;
     assert.deepEqual([rule.StretchType, rule.MinPercent, rule.MaxPercent], [6, 2, 2]);
     assert.match(await legend.innerText(), /lowest 2%[\s\S]*highest 2%/);
+    // An ArcGIS ramp by its name; the legend draws the server's table of it.
+    await afterDrawing(page, map, () => panel.getByLabel("Colour ramp").selectOption("Temperature"));
+    assert.equal(JSON.parse(rules[rules.length - 1]).rasterFunctionArguments.ColorrampName, "Temperature");
     await shoot("stretch", panel);
   });
 

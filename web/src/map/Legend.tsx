@@ -5,7 +5,7 @@ import type { Rendering } from "./rendering.js";
 
 function stretchText(r: Rendering): string {
   if (r.kind === "standardDeviation") return `mean ± ${r.deviations} standard deviations`;
-  if (r.kind === "percentClip") return `the shown pixels, ${r.clipPercent}% clipped at each end`;
+  if (r.kind === "percentClip") return `${r.clipPercent}% of the values clipped at each end`;
   return "minimum to maximum";
 }
 

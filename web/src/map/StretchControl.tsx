@@ -2,7 +2,7 @@
  * The stretch and colour ramp of the map: minimum–maximum, mean ± n standard deviations, or
  * a percent clip at each end (ArcGIS Stretch types 5, 3 and 6), and a named ramp.
  */
-import { RAMPS } from "./colormaps.js";
+import { ARCGIS_RAMPS, STRATA_RAMPS } from "./colormaps.js";
 import type { StretchChoice, StretchKind } from "./rendering.js";
 
 const KINDS: { kind: StretchKind; label: string }[] = [
@@ -60,10 +60,17 @@ export function StretchControl(props: { idPrefix: string; choice: StretchChoice;
       <div class="stretch-field">
         <label for={`${idPrefix}-ramp`}>Colour ramp</label>
         <select id={`${idPrefix}-ramp`} value={props.ramp} onChange={(e) => set({ ramp: e.currentTarget.value })}>
-          {RAMPS.map((r) => (
-            <option key={r} value={r}>
-              {r}
-            </option>
+          {[
+            { label: "Strata (matplotlib)", ramps: STRATA_RAMPS },
+            { label: "ArcGIS", ramps: ARCGIS_RAMPS },
+          ].map((group) => (
+            <optgroup key={group.label} label={group.label}>
+              {group.ramps.map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
+            </optgroup>
           ))}
         </select>
       </div>

@@ -34,7 +34,7 @@ export interface BandStatistics {
 export interface Rendering {
   ramp: RampName;
   kind: StretchKind;
-  /** The value range drawn across the ramp; a percent clip's comes from the pixels drawn, so is not known here. */
+  /** The value range drawn across the ramp; a percent clip's comes from the server's histogram, so is not known here. */
   min?: number;
   max?: number;
   deviations?: number;
@@ -64,8 +64,9 @@ export function renderingFor(variable: Variable, info: ServiceInfo, band = 0, ch
         ramp,
         kind: choice.kind,
         deviations: choice.deviations,
-        min: mean - choice.deviations * standardDeviation,
-        max: mean + choice.deviations * standardDeviation,
+        // The server keeps mean ± n·sd within the data's range, as ArcGIS does.
+        min: Math.max(min, mean - choice.deviations * standardDeviation),
+        max: Math.min(max, mean + choice.deviations * standardDeviation),
         statistics,
       };
     case "percentClip":
@@ -79,7 +80,7 @@ export function renderingFor(variable: Variable, info: ServiceInfo, band = 0, ch
   }
 }
 
-/** The renderingRule: a Colormap over a Stretch, with the band's statistics given explicitly. */
+/** The renderingRule: a Colormap naming its ramp over a Stretch, with the band's statistics given explicitly. */
 export function renderingRule(r: Rendering): string {
   const { mean, standardDeviation } = r.statistics;
   const args: Record<string, unknown> = { StretchType: STRETCH_TYPE[r.kind] };
@@ -91,6 +92,6 @@ export function renderingRule(r: Rendering): string {
   if (r.kind === "percentClip") Object.assign(args, { MinPercent: r.clipPercent, MaxPercent: r.clipPercent });
   return JSON.stringify({
     rasterFunction: "Colormap",
-    rasterFunctionArguments: { ColormapName: r.ramp, Raster: { rasterFunction: "Stretch", rasterFunctionArguments: args } },
+    rasterFunctionArguments: { ColorrampName: r.ramp, Raster: { rasterFunction: "Stretch", rasterFunctionArguments: args } },
   });
 }
