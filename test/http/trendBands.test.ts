@@ -12,9 +12,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fromArrayBuffer } from "geotiff";
-import { writeNetcdf3 } from "../helpers/netcdf3Writer.js";
 import { decodePng } from "../helpers/pngDecode.js";
 import { type TestServer, startTestServer, waitForJob } from "../helpers/server.js";
+import { interceptA, interceptB, isHole, slopeA, slopeB, validA, writeTrendLines } from "../helpers/trendLines.js";
 import { xarrayView } from "../helpers/xarray.js";
 
 const TASK = "GenerateTrendRaster";
@@ -27,43 +27,9 @@ let token: string;
 /** The service's name of the level dimension (as the reader named it). */
 let levelName = "";
 
-// Stored (south-up) rows r = 0, 1 at lat -5, 5; columns c = 0, 1, 2 at lon -10, 0, 10; days 0..3.
-// Pixel (r 0, c 1) of `a` is nodata at every time.
-const slopeA = (r: number, c: number) => c + 1;
-const interceptA = (r: number, c: number) => 10 * r + c;
-const slopeB = (k: number) => -(k + 1) / 2;
-const interceptB = (k: number, r: number, c: number) => 100 * k + 10 * r + c;
-const isHole = (r: number, c: number) => r === 0 && c === 1;
-
 before(async () => {
   await mkdir(dir, { recursive: true });
-  await writeNetcdf3(join(dir, "lines.nc"), {
-    dims: [
-      { name: "time", size: 4, record: true },
-      { name: "level", size: 2 },
-      { name: "lat", size: 2 },
-      { name: "lon", size: 3 },
-    ],
-    vars: [
-      { name: "lat", dims: ["lat"], type: "double", attrs: { units: "degrees_north" }, data: [-5, 5] },
-      { name: "lon", dims: ["lon"], type: "double", attrs: { units: "degrees_east" }, data: [-10, 0, 10] },
-      { name: "level", dims: ["level"], type: "double", attrs: { units: "m" }, data: [1, 2] },
-      { name: "time", dims: ["time"], type: "double", attrs: { units: "days since 1970-01-01" }, data: (t) => [t] },
-      {
-        name: "a",
-        dims: ["time", "lat", "lon"],
-        type: "double",
-        attrs: { _FillValue: -999 },
-        data: (t) => Array.from({ length: 6 }, (_, i) => pixel(i, (r, c) => (isHole(r, c) ? -999 : interceptA(r, c) + slopeA(r, c) * t))),
-      },
-      {
-        name: "b",
-        dims: ["time", "level", "lat", "lon"],
-        type: "double",
-        data: (t) => [0, 1].flatMap((k) => Array.from({ length: 6 }, (_, i) => pixel(i, (r, c) => interceptB(k, r, c) + slopeB(k) * t))),
-      },
-    ],
-  });
+  await writeTrendLines(join(dir, "lines.nc"));
   server = await startTestServer({ store: [`fileShare:work=${dir}`], "allow-anonymous": true });
   await server.addUser("ana", "publisher", "ana-password-1");
   token = await server.token("ana", "ana-password-1");
@@ -89,10 +55,6 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function pixel(i: number, f: (r: number, c: number) => number): number {
-  return f(Math.floor(i / 3), i % 3);
-}
-
 const call = (path: string, params: Record<string, string> = {}) => server.call(`${SERVICE}${path}`, params, { token, method: "GET" });
 const get = (path: string, params: Record<string, string>) =>
   fetch(`${server.url}${SERVICE}/${path}?${new URLSearchParams({ ...params, token })}`);
@@ -108,9 +70,6 @@ function closeAll(actual: readonly number[], expected: readonly number[], what: 
   assert.equal(actual.length, expected.length, `${what}: ${JSON.stringify(actual)}`);
   actual.forEach((a, i) => close(a, expected[i], `${what}[${i}]`));
 }
-
-/** The valid pixels of `a`. */
-const validA = [0, 1].flatMap((r) => [0, 1, 2].filter((c) => !isHole(r, c)).map((c) => [r, c] as const));
 
 describe("the service's bands", () => {
   it("the root counts and names the bands, with each band's statistics", async () => {
