@@ -148,7 +148,7 @@ describe("a store written in blocks", () => {
   });
 
   it("holds at each level the means of the level before, read with zarrita alone", async () => {
-    let expected = full.map((x) => Float32Array.from(x));
+    let expected: Float32Array[] = full.map((x) => Float32Array.from(x));
     let [h, w] = [HEIGHT, WIDTH];
     for (const f of [2, 4]) {
       expected = expected.map((x) => blockMeans(x, h, w));
