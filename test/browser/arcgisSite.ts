@@ -14,10 +14,9 @@ import { build, version as esbuildVersion } from "esbuild";
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { mkdir, readFile, readdir, rename, rm, stat } from "node:fs/promises";
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type FileServer, serveOnLoopback } from "../helpers/browser.js";
 import { BACKGROUND, MAP_SIZE } from "./bundle.js";
 
 const SDK_DIR = fileURLToPath(new URL("../../node_modules/@arcgis/core/", import.meta.url));
@@ -109,26 +108,23 @@ function pageHtml(name: string): string {
 `;
 }
 
-export interface SdkSite {
-  /** e.g. http://127.0.0.1:40123/ : the page */
-  readonly url: string;
-  close(): Promise<void>;
-}
-
 /** A file under `root` named by a URL path below a prefix, or undefined if it would leave root. */
 function fileUnder(root: string, rest: string): string | undefined {
   const file = resolve(root, "." + decodeURIComponent(rest));
   return file.startsWith(resolve(root) + sep) ? file : undefined;
 }
 
+/** The loopback site serveSdkPage answers on (its page at `url`). */
+export type SdkSite = FileServer;
+
 /**
  * Serve the page `name` (bundled by bundleSdkPage into `bundleDir`) at "/", its bundle under
  * /app/ and the SDK's assets under /assets/, on a free loopback port. 404 for anything else.
  */
-export async function serveSdkPage(name: string, bundleDir: string): Promise<SdkSite> {
+export function serveSdkPage(name: string, bundleDir: string): Promise<SdkSite> {
   const html = pageHtml(name);
   const assets = join(SDK_DIR, "assets");
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  return serveOnLoopback((req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
     const notFound = () => res.writeHead(404, { "content-type": "text/plain" }).end("not found");
     if (req.method !== "GET") return notFound();
@@ -151,14 +147,4 @@ export async function serveSdkPage(name: string, bundleDir: string): Promise<Sdk
       () => notFound(),
     );
   });
-  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/`,
-    close: () =>
-      new Promise<void>((ok, fail) => {
-        server.closeAllConnections();
-        server.close((e) => (e ? fail(e) : ok()));
-      }),
-  };
 }

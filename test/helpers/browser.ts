@@ -40,8 +40,8 @@ export interface FileServer {
  * @example
  * const site = await serveFiles({ "/": { body: "<p>hi</p>", type: "text/html" } });
  */
-export async function serveFiles(files: ServedFiles): Promise<FileServer> {
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+export function serveFiles(files: ServedFiles): Promise<FileServer> {
+  return serveOnLoopback((req, res) => {
     const file = files[new URL(req.url ?? "/", "http://x").pathname];
     if (req.method !== "GET" || !file) {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found");
@@ -49,6 +49,11 @@ export async function serveFiles(files: ServedFiles): Promise<FileServer> {
     }
     res.writeHead(200, { "content-type": file.type, "cache-control": "no-store" }).end(file.body);
   });
+}
+
+/** Answer requests with `handler` on a free loopback port. */
+export async function serveOnLoopback(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<FileServer> {
+  const server: Server = createServer(handler);
   await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
   const { port } = server.address() as AddressInfo;
   return {
