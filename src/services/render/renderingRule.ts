@@ -396,8 +396,8 @@ function parseStretch(args: Map<string, unknown>): StretchSpec {
     ] as const) {
       if (p !== undefined && !(p >= 0 && p < 100)) throw invalid(`${name} must be at least 0 and below 100 (got ${p})`);
     }
-    if ((minPercent ?? DEFAULT_MIN_PERCENT) + (maxPercent ?? DEFAULT_MAX_PERCENT) >= 100)
-      throw invalid(`MinPercent + MaxPercent must be below 100 (got ${minPercent} + ${maxPercent})`);
+    const [low, high] = [minPercent ?? DEFAULT_MIN_PERCENT, maxPercent ?? DEFAULT_MAX_PERCENT];
+    if (low + high >= 100) throw invalid(`MinPercent + MaxPercent must be below 100 (got ${low} + ${high}, defaults included)`);
     return { type, ...common, ...(minPercent !== undefined ? { minPercent } : {}), ...(maxPercent !== undefined ? { maxPercent } : {}) };
   }
   if (type === "sigmoid") {

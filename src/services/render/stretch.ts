@@ -115,13 +115,15 @@ export function stretchToBytes(
   const outMax = spec.outputMax ?? 255;
   const bins = outMax - outMin + 1;
   const curve = curveTable(spec, outMin, bins);
+  /** The index of a stretched fraction t (clamped to [0, 1]). */
+  const indexOf = (t: number): number => {
+    if (curve) return curve[t <= 0 ? 0 : t >= 1 ? CURVE_STEPS - 1 : (t * CURVE_STEPS) | 0];
+    return t <= 0 ? outMin : t >= 1 ? outMax : outMin + Math.min(bins - 1, (t * bins) | 0);
+  };
   if (spec.type === "histogramEqualization") {
     const histogram = stretchHistogram(values, nodata, spec, statistics);
     const bin = binOf(histogram);
-    const shares = equalizationShares(histogram);
-    const byBin = Uint8Array.from(shares, (t) =>
-      curve ? curve[Math.min(CURVE_STEPS - 1, (t * CURVE_STEPS) | 0)] : outMin + Math.min(bins - 1, (t * bins) | 0),
-    );
+    const byBin = Uint8Array.from(equalizationShares(histogram), indexOf);
     for (let i = 0; i < n; i++) {
       const v = values[i];
       if (v !== v || v === nodata) continue;
@@ -143,6 +145,7 @@ export function stretchToBytes(
       indices[i] = v < lo ? outMin : v > hi ? outMax : middle;
       continue;
     }
+    // indexOf, inline: this loop runs once per pixel.
     const t = (v - lo) * scale;
     if (curve) indices[i] = curve[t <= 0 ? 0 : t >= 1 ? CURVE_STEPS - 1 : (t * CURVE_STEPS) | 0];
     else if (t <= 0) indices[i] = outMin;
@@ -164,9 +167,13 @@ export function stretchRange(
   spec: Exclude<StretchSpec, { type: "none" }>,
   statistics?: StretchStatistics,
 ): { min: number; max: number } {
-  if (spec.type === "percentClip" || spec.type === "histogramEqualization") {
-    const minPercent = spec.type === "percentClip" ? (spec.minPercent ?? DEFAULT_MIN_PERCENT) : 0;
-    const maxPercent = spec.type === "percentClip" ? (spec.maxPercent ?? DEFAULT_MAX_PERCENT) : 0;
+  if (spec.type === "histogramEqualization") {
+    const { min, max } = stretchHistogram(values, nodata, spec, statistics);
+    return { min, max };
+  }
+  if (spec.type === "percentClip") {
+    const minPercent = spec.minPercent ?? DEFAULT_MIN_PERCENT;
+    const maxPercent = spec.maxPercent ?? DEFAULT_MAX_PERCENT;
     // A histogram at hand (given, or the dataset's) clips to its bins; the drawn pixels exactly.
     const histogram = spec.dra ? undefined : (spec.histogram ?? storedHistogram(statistics));
     return histogram
