@@ -5,7 +5,8 @@
  * between them (so the machine's noise falls on both) and each asks a view not drawn before
  * (the image cache never answers). Rows: median latency over HTTP per format, sharp vs JS;
  * the encoding alone (encodeImage in this process, on the RGBA of such an image); and each
- * server's resident memory at rest after start and at its peak over the run.
+ * server's resident memory at rest after start, at its peak over the run, and during and
+ * after a burst of concurrent exports.
  * Usage: npm run bench -- --only encoders
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -19,6 +20,9 @@ import { type ServerProcess, startServerProcess } from "../test/helpers/serverPr
 const SIZE = 1024;
 const FORMATS: readonly PictureFormat[] = ["png", "png32", "jpg"];
 const ENCODERS: readonly ImageEncoder[] = ["sharp", "js"];
+const BURST = 100;
+/** Longer than the work pool's idle timeout (10 s), so threads beyond the warm one have exited. */
+const SETTLE_MS = 15_000;
 
 export async function benchImageEncoders(samples = 15): Promise<string[][]> {
   const dirs = await Promise.all(ENCODERS.map(() => mkdtemp(join(tmpdir(), "strata-bench-encoders-"))));
@@ -68,13 +72,31 @@ export async function benchImageEncoders(samples = 15): Promise<string[][]> {
       rows.push([`encodeImage ${SIZE}x${SIZE} ${format} alone: sharp vs pure-JS (median ms)`, ms(sharp), ms(js), (sharp / js).toFixed(2)]);
     }
     const peaks = await Promise.all(servers.map((s) => peakRssMb(s.pid)));
+    // A burst: BURST concurrent png32 and jpg exports on each server in turn; its resident
+    // memory above the level before, at the burst's highest and SETTLE_MS after it.
+    const burst: number[][] = [[], []];
+    for (const server of servers) {
+      const before = await server.rssMb();
+      let highest = before;
+      const watch = setInterval(() => void server.rssMb().then((mb) => (highest = Math.max(highest, mb))), 100);
+      await Promise.all(Array.from({ length: BURST }, (_, k) => request(server, k % 2 ? "jpg" : "png32")));
+      clearInterval(watch);
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+      burst[0].push(highest - before);
+      burst[1].push((await server.rssMb()) - before);
+    }
     const mb = ([sharp, js]: number[], what: string) => [
       `server ${what}: sharp vs pure-JS (MB)`,
       sharp.toFixed(0),
       js.toFixed(0),
-      (sharp / js).toFixed(2),
+      sharp > 0 && js > 0 ? (sharp / js).toFixed(2) : "-", // memory can settle below rest
     ];
-    rows.push(mb(resting, "RSS at rest after start"), mb(peaks, "peak RSS over the run"));
+    rows.push(
+      mb(resting, "RSS at rest after start"),
+      mb(peaks, "peak RSS over the run"),
+      mb(burst[0], `RSS above rest during ${BURST} concurrent png32/jpg exports`),
+      mb(burst[1], `RSS above rest ${SETTLE_MS / 1000} s after them`),
+    );
     return rows;
   } finally {
     await Promise.all(servers.map((s) => s.close()));
