@@ -67,6 +67,7 @@ export function encodeLerc2(bands: readonly Lerc2Band[], width: number, height: 
     throw new InvalidInputError(`compressionTolerance must be a number ≥ 0; got ${requested}`, { parameter: "compressionTolerance" });
   }
   const blobs = bands.map((band) => encodeBand(band, width, height, requested));
+  if (blobs.length === 1) return blobs[0];
   const out = new Uint8Array(blobs.reduce((n, b) => n + b.length, 0));
   let at = 0;
   for (const b of blobs) {
@@ -163,17 +164,17 @@ function encodeBand(band: Lerc2Band, width: number, height: number, requested: n
 
   let blockSize = 8;
   if (count > 0 && zMin !== zMax) {
-    // Bigger blocks carry fewer block headers; Esri's encoder tries 16 when 8 compresses well.
+    // Bigger blocks carry fewer block headers, which matters once blocks take few bits: Esri's
+    // encoder tries 16 when 8 gives under 1.5 bits a pixel.
     const tiles8 = writeBlocks(layout, 8);
-    const tiles16 = width > 8 || height > 8 ? writeBlocks(layout, 16) : undefined;
+    const tiles16 = (width > 8 || height > 8) && tiles8.length * 8 < n * 1.5 ? writeBlocks(layout, 16) : undefined;
     const tiles = tiles16 && tiles16.length <= tiles8.length ? tiles16 : tiles8;
     if (tiles === tiles16) blockSize = 16;
     // Huffman is tried for lossless 8-bit data (Lerc2::TryHuffman): say it is not used.
     const modeByte = dt <= DataType.Byte && maxZError === 0.5 ? 1 : 0;
     if (count * BYTES[dt] <= tiles.length + modeByte) {
       out.byte(1); // "one sweep": the valid values uncompressed, row by row
-      out.ensure(count * BYTES[dt]);
-      for (let i = 0; i < n; i++) if (!valid || valid[i]) out.value(dt, values[i]);
+      out.values(dt, valid ? values.filter((_, i) => valid[i] === 1) : values);
     } else {
       out.byte(0);
       if (modeByte) out.byte(0); // tiling, not Huffman
@@ -191,7 +192,8 @@ function encodeBand(band: Lerc2Band, width: number, height: number, requested: n
 /** The micro blocks of a band, left to right and top to bottom, each as small as it can be written. */
 function writeBlocks(band: BandLayout, size: number): Uint8Array {
   const { values, valid, width, height, dt } = band;
-  const out = new ByteWriter(width * height);
+  // Room for every value raw and a flag a block: no growing (and copying) on the way.
+  const out = new ByteWriter(width * height * BYTES[dt] + Math.ceil(width / size) * Math.ceil(height / size));
   const block = new Float64Array(size * size);
   const quantised = new Uint32Array(size * size);
   for (let i0 = 0; i0 < height; i0 += size) {
@@ -260,8 +262,7 @@ function writeBlock(
     }
   }
   out.byte(check | 0);
-  out.ensure(count * BYTES[dt]);
-  for (let i = 0; i < count; i++) out.value(dt, block[i]);
+  out.values(dt, block);
 }
 
 /** The smallest type that holds a block's offset exactly, as its 2-bit code and type (Lerc2::ReduceDataType). */
@@ -306,21 +307,26 @@ function bitStuff(out: ByteWriter, data: Uint32Array, bits: number): void {
   else if (bytes === 2) out.uint16(data.length);
   else out.uint32(data.length);
   const total = Math.ceil((data.length * bits) / 8);
-  out.ensure(total);
   const packed = out.reserve(total);
-  let acc = 0; // bits not yet written, lowest first; bits ≤ 30 keeps acc within 2^38
-  let held = 0;
+  // 32-bit words filled from the lowest bit, written out little-endian (BitStuffer2::BitStuff).
+  let word = 0;
+  let used = 0;
   let at = 0;
   for (let i = 0; i < data.length; i++) {
-    acc += data[i] * 2 ** held;
-    held += bits;
-    while (held >= 8) {
-      packed[at++] = acc & 0xff;
-      acc = Math.floor(acc / 256);
-      held -= 8;
+    const v = data[i];
+    word |= v << used; // bits past 32 fall off here and start the next word
+    used += bits;
+    if (used >= 32) {
+      packed[at] = word;
+      packed[at + 1] = word >>> 8;
+      packed[at + 2] = word >>> 16;
+      packed[at + 3] = word >>> 24;
+      at += 4;
+      used -= 32;
+      word = used > 0 ? v >>> (bits - used) : 0;
     }
   }
-  if (held > 0) packed[at] = acc & 0xff;
+  for (; at < total; at++, word >>>= 8) packed[at] = word;
 }
 
 /** The mask as LERC's BitMask: one bit a pixel, the first pixel in a byte's highest bit. */
@@ -466,38 +472,46 @@ class ByteWriter {
 
   /** A value in one of LERC2's data types. */
   value(dt: DataType, v: number): void {
-    this.ensure(8);
-    const at = this.length;
-    switch (dt) {
-      case DataType.Char:
-        this.view.setInt8(at, v);
-        break;
-      case DataType.Byte:
-        this.view.setUint8(at, v);
-        break;
-      case DataType.Short:
-        this.view.setInt16(at, v, true);
-        break;
-      case DataType.UShort:
-        this.view.setUint16(at, v, true);
-        break;
-      case DataType.Int:
-        this.view.setInt32(at, v, true);
-        break;
-      case DataType.UInt:
-        this.view.setUint32(at, v, true);
-        break;
-      case DataType.Float:
-        this.view.setFloat32(at, v, true);
-        break;
-      case DataType.Double:
-        this.view.setFloat64(at, v, true);
-        break;
-    }
-    this.length += BYTES[dt];
+    this.values(dt, [v]);
   }
 
+  /** Values in one of LERC2's data types. */
+  values(dt: DataType, vs: ArrayLike<number>): void {
+    const n = vs.length;
+    this.ensure(n * BYTES[dt]);
+    const view = this.view;
+    let at = this.length;
+    switch (dt) {
+      case DataType.Char:
+        for (let i = 0; i < n; i++, at++) view.setInt8(at, vs[i]);
+        break;
+      case DataType.Byte:
+        for (let i = 0; i < n; i++, at++) view.setUint8(at, vs[i]);
+        break;
+      case DataType.Short:
+        for (let i = 0; i < n; i++, at += 2) view.setInt16(at, vs[i], true);
+        break;
+      case DataType.UShort:
+        for (let i = 0; i < n; i++, at += 2) view.setUint16(at, vs[i], true);
+        break;
+      case DataType.Int:
+        for (let i = 0; i < n; i++, at += 4) view.setInt32(at, vs[i], true);
+        break;
+      case DataType.UInt:
+        for (let i = 0; i < n; i++, at += 4) view.setUint32(at, vs[i], true);
+        break;
+      case DataType.Float:
+        for (let i = 0; i < n; i++, at += 4) view.setFloat32(at, vs[i], true);
+        break;
+      case DataType.Double:
+        for (let i = 0; i < n; i++, at += 8) view.setFloat64(at, vs[i], true);
+        break;
+    }
+    this.length = at;
+  }
+
+  /** The bytes written (a view: write no more). */
   finish(): Uint8Array {
-    return this.buffer.slice(0, this.length);
+    return this.buffer.subarray(0, this.length);
   }
 }

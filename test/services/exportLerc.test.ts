@@ -15,7 +15,7 @@ import { InvalidInputError } from "../../src/cube/errors.js";
 import type { Cube } from "../../src/cube/types.js";
 import { openCube } from "../../src/io/open.js";
 import { planExport, renderExport } from "../../src/services/exportImage.js";
-import { writeNetcdf3 } from "../helpers/netcdf3Writer.js";
+import { type NcVariable, writeNetcdf3 } from "../helpers/netcdf3Writer.js";
 
 let dir: string;
 let cube: Cube;
@@ -30,10 +30,10 @@ const stored = (band: number) =>
 before(async () => {
   await Lerc.load();
   dir = await mkdtemp(join(tmpdir(), "strata-lerc-"));
-  const grid = [
+  const grid: NcVariable[] = [
     { name: "lat", dims: ["lat"], type: "double", attrs: { units: "degrees_north" }, data: [-15, -5, 5, 15] },
     { name: "lon", dims: ["lon"], type: "double", attrs: { units: "degrees_east" }, data: [-20, -10, 0, 10, 20] },
-  ] as const;
+  ];
   await writeNetcdf3(join(dir, "cube.nc"), {
     dims: [
       { name: "lat", size: 4 },
