@@ -5,6 +5,7 @@
  * NetCDF-4 (the service's download, SPEC §11).
  */
 import type { RestClient } from "../api/client.js";
+import { netcdfDownloadUrl } from "../api/imageService.js";
 import type { ServiceInfo, Variable } from "../api/types.js";
 import { type SliceIndex, sliceSelection } from "./rasterLayer.js";
 
@@ -68,7 +69,7 @@ export function DownloadMenu(props: {
           </span>
         </li>
         <li>
-          <a href={api.url(`${url}/download`, { format: "netcdf", f: undefined })} download={`${name}.nc`} data-kind="netcdf">
+          <a href={netcdfDownloadUrl(api, url)} download={`${name}.nc`} data-kind="netcdf">
             NetCDF of the service
           </a>
           <span class="muted"> every variable and slice, CF NetCDF-4</span>
