@@ -204,8 +204,6 @@ function checkClientRendered(january: Picture, label: string): void {
  * as the lowest value. Drop the todo when exportImage's tiff marks no data as the SDK reads it.
  */
 const TIFF_NODATA = "Strata's GeoTIFF no data is NaN, which the SDK does not mask: land is drawn in the ramp's lowest colour";
-/** The tile resource and the tiling scheme in the root are being built (issue 12 §5); drop the todo when they land. */
-const TILES_PENDING = "Strata's image service root has no tileInfo yet (issue 12 §5), so the SDK will not open it as tiled";
 
 describe("the ArcGIS Maps SDK (@arcgis/core) against Strata, offline in Chromium", { timeout: 120_000 }, () => {
   it("ImageryLayer (the SDK's default format) draws January; a TimeSlider from the layer's timeInfo steps it to late summer", async () => {
@@ -266,7 +264,7 @@ describe("the ArcGIS Maps SDK (@arcgis/core) against Strata, offline in Chromium
     });
   }
 
-  it("ImageryTileLayer draws the SST from LERC tiles", { todo: TILES_PENDING }, async () => {
+  it("ImageryTileLayer draws the SST from LERC tiles", async () => {
     const sdk = await openSdkPage();
     try {
       await step(sdk, "ImageryTileLayer", () => sdk.page.evaluate((u) => window.arcgisHarness!.showTiles(u), service));
