@@ -85,9 +85,8 @@ after(async () => {
 async function exported(cube: Cube, params: Record<string, string>): Promise<{ values: Float32Array; width: number; height: number }> {
   const all = { format: "tiff", interpolation: "RSP_NearestNeighbor", ...params };
   const image = await renderExport(cube, {}, planExport(cube, {}, all));
-  const tiff = await (
-    await fromArrayBuffer(image.bytes.buffer.slice(image.bytes.byteOffset, image.bytes.byteOffset + image.bytes.byteLength))
-  ).getImage();
+  // A copy: its own ArrayBuffer, holding exactly the file.
+  const tiff = await (await fromArrayBuffer(new Uint8Array(image.bytes).buffer)).getImage();
   const [values] = (await tiff.readRasters()) as unknown as Float32Array[];
   return { values, width: tiff.getWidth(), height: tiff.getHeight() };
 }
