@@ -7,22 +7,14 @@
  * with the same values, coordinates, units and time axis as the source.
  */
 import assert from "node:assert/strict";
-import { readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fromArrayBuffer } from "geotiff";
 import { decodePng } from "../helpers/pngDecode.js";
 import { type TestServer, startTestServer } from "../helpers/server.js";
+import { type GoldenSlice, SST_SERVICE as SERVICE, sstGoldenSlices } from "../helpers/sstGolden.js";
 import { xarrayView } from "../helpers/xarray.js";
-
-const SERVICE = "/rest/services/Hosted/sst_climatology_4deg/ImageServer";
-const GOLDEN = new URL("../golden/export/sst_climatology_slices.json", import.meta.url);
-interface GoldenSlice {
-  index: number;
-  rows: number;
-  cols: number;
-  values: (number | null)[];
-}
 
 let server: TestServer;
 let golden: { slices: GoldenSlice[] };
@@ -31,7 +23,7 @@ let times: number[];
 
 before(async () => {
   server = await startTestServer({ "allow-anonymous": true });
-  golden = JSON.parse(await readFile(GOLDEN, "utf8")) as typeof golden;
+  golden = { slices: await sstGoldenSlices() };
   const root = await server.call(SERVICE, {}, { method: "GET" });
   // The file's 4° cells span 19..379 east (centres 21..377); the service reports them from the
   // cell edge just west of -180, as map clients expect (servedExtent.ts). These tests draw

@@ -6,19 +6,10 @@
  * reads, with the tiling scheme the root resource announces.
  */
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
 import * as Lerc from "lerc";
 import { type TestServer, startTestServer } from "../helpers/server.js";
-
-const SERVICE = "/rest/services/Hosted/sst_climatology_4deg/ImageServer";
-const GOLDEN = new URL("../golden/export/sst_climatology_slices.json", import.meta.url);
-interface GoldenSlice {
-  index: number;
-  rows: number;
-  cols: number;
-  values: (number | null)[];
-}
+import { type GoldenSlice, SST_SERVICE as SERVICE, sstGoldenSlices } from "../helpers/sstGolden.js";
 
 let server: TestServer;
 let golden: { slices: GoldenSlice[] };
@@ -26,7 +17,7 @@ let golden: { slices: GoldenSlice[] };
 before(async () => {
   await Lerc.load();
   server = await startTestServer({ "allow-anonymous": true });
-  golden = JSON.parse(await readFile(GOLDEN, "utf8")) as typeof golden;
+  golden = { slices: await sstGoldenSlices() };
 });
 after(async () => {
   await server.close();
