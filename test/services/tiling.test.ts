@@ -2,12 +2,16 @@
  * The tiling scheme of tiled image services (src/services/tiling.ts), worked by hand on
  * small grids: levels doubling the grid's cell up to one tile, scales as ArcGIS publishes
  * them for its own WGS84 and Web Mercator schemes, each tile's bbox and the pixels of it
- * inside the extent, and 404s / 400s for tiles the scheme has not.
+ * inside the extent, a Web Mercator tile drawn end to end (read back with Esri's LERC
+ * decoder), and 404s / 400s for tiles the scheme has not.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import * as Lerc from "lerc";
 import { InvalidInputError, NotFoundError } from "../../src/cube/errors.js";
 import { gridFromTransform } from "../../src/cube/grid.js";
+import type { Cube, Selection } from "../../src/cube/types.js";
+import { planExport, renderExport } from "../../src/services/exportImage.js";
 import { tileRequest, tilingInfo, tilingScheme } from "../../src/services/tiling.js";
 
 /** 1000 × 600 cells of 1 km in Web Mercator from (0, 0) down. */
@@ -64,6 +68,45 @@ describe("tiling scheme", () => {
     assert.deepEqual(tileRequest(mercator, "2", "0", "0", {}).validWindow, { x: 0, y: 0, width: 256, height: 256 });
     // Level 0 (4 km): one tile, 250 × 150 of it inside.
     assert.deepEqual(tileRequest(mercator, "0", "0", "0", {}).validWindow, { x: 0, y: 0, width: 250, height: 150 });
+  });
+
+  it("a Web Mercator tile at the finest level is the grid's own cells; beyond the extent, masked", async () => {
+    await Lerc.load();
+    // Cell (row, col) holds row * 1000 + col.
+    const cube: Cube = {
+      grid: mercator,
+      variables: [
+        {
+          name: "v",
+          description: "",
+          unit: "",
+          pixelType: "F32",
+          dimensions: [],
+          chunkShape: [600, 1000],
+          attributes: {},
+          read: async ({ window: w = { x: 0, y: 0, width: 1000, height: 600 } }: Selection = {}) => ({
+            data: Float32Array.from({ length: w.width * w.height }, (_, k) => (w.y + Math.floor(k / w.width)) * 1000 + w.x + (k % w.width)),
+            shape: [w.height, w.width],
+          }),
+        },
+      ],
+      attributes: {},
+      skipped: [],
+      close: async () => undefined,
+    };
+    const tile = tileRequest(mercator, "2", "2", "3", {});
+    const plan = { ...planExport(cube, {}, tile.params), validWindow: tile.validWindow };
+    const d = Lerc.decode((await renderExport(cube, {}, plan)).bytes);
+    assert.deepEqual([d.width, d.height], [256, 256]);
+    const mask = d.mask ?? d.bandMasks![0];
+    for (let r = 0; r < 256; r++) {
+      for (let c = 0; c < 256; c++) {
+        const i = r * 256 + c;
+        // The tile's pixel (r, c) is the grid's cell (512 + r, 768 + c), which exists for r < 88, c < 232.
+        if (r < 88 && c < 232) assert.equal(d.pixels[0][i], (512 + r) * 1000 + 768 + c, `pixel ${r},${c}`);
+        else assert.equal(mask[i], 0, `pixel ${r},${c} lies beyond the extent`);
+      }
+    }
   });
 
   it("answers 404 beyond the scheme and 400 for a malformed index", () => {
