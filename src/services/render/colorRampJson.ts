@@ -52,13 +52,32 @@ export function parseColorRamp(json: unknown, what = "the colour ramp"): ColorRa
  */
 export function rampTable(ramp: ColorRampSpec): Uint8Array {
   const parts = ramp.type === "multipart" ? ramp.colorRamps : [ramp];
+  return weightedRampTable(
+    parts,
+    parts.map(() => 1),
+    256,
+  );
+}
+
+/**
+ * A table of `size` RGB colours (entry i the colour at t = i / (size - 1)) through parts that
+ * take shares of the ramp in proportion to `weights`: part p covers t in [W_p, W_p+1) / W for
+ * W_p the weights before it and W their sum (the last part also takes t = 1).
+ * @throws RangeError when the weights are not one positive number per part.
+ * @example
+ * weightedRampTable([blackToRed, redToWhite], [1, 3], 256); // red a quarter of the way along
+ */
+export function weightedRampTable(parts: readonly AlgorithmicRamp[], weights: readonly number[], size: number): Uint8Array {
+  if (weights.length !== parts.length || !weights.every((w) => w > 0)) throw new RangeError("a ramp needs one positive weight per part");
   const interpolators = parts.map(interpolator);
-  const lut = new Uint8Array(256 * 3);
-  for (let i = 0; i < 256; i++) {
-    // Part p covers t in [p/P, (p+1)/P); the last also takes t = 1.
-    const scaled = (i / 255) * parts.length;
-    const p = Math.min(parts.length - 1, Math.floor(scaled));
-    const c = interpolators[p](scaled - p);
+  const starts = weights.map((_, p) => weights.slice(0, p).reduce((a, w) => a + w, 0));
+  const total = starts[parts.length - 1] + weights[parts.length - 1];
+  const lut = new Uint8Array(size * 3);
+  let p = 0;
+  for (let i = 0; i < size; i++) {
+    const at = size > 1 ? (i / (size - 1)) * total : 0;
+    while (p < parts.length - 1 && at >= starts[p + 1]) p++;
+    const c = interpolators[p](Math.min(1, (at - starts[p]) / weights[p]));
     lut[i * 3] = Math.round(c.r);
     lut[i * 3 + 1] = Math.round(c.g);
     lut[i * 3 + 2] = Math.round(c.b);

@@ -498,17 +498,9 @@ function parseColors(args: Map<string, unknown>): Colors | undefined {
   return undefined;
 }
 
-/** ArcGIS's predefined colormaps (ColormapName) that are not colour ramps Strata has. */
-const ARCGIS_COLORMAPS = new Set(["random", "ndvi", "ndvi2", "ndvi3", "elevation", "hillshade"]);
-
 function rampByName(name: string, key: string): Colors {
   const lut = namedRampTable(name);
   if (lut) return { type: "ramp", name, lut };
-  if (ARCGIS_COLORMAPS.has(name.toLowerCase())) {
-    throw invalid(
-      `${key}: ArcGIS's predefined colormap "${name}" is not supported (of those, Gray is); name a colour ramp: ${RAMP_NAME_HINT}`,
-    );
-  }
   throw invalid(`${key}: unknown colour ramp "${name}"; use ${RAMP_NAME_HINT}`);
 }
 

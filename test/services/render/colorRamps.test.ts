@@ -1,13 +1,15 @@
 /**
  * Colour spaces and ArcGIS colour ramps (src/services/render/colorSpaces.ts, colorRampJson.ts,
- * esriColorRamps.ts) against test/golden/render/colour_ramps.json, which
- * scripts/goldens/make_colour_ramp_goldens.py computes with scikit-image's conversions.
+ * esriColorRamps.ts, arcgisColormaps.ts) against test/golden/render/colour_ramps.json, which
+ * scripts/goldens/make_colour_ramp_goldens.py computes with scikit-image's conversions, and
+ * against the tables the ArcGIS Maps SDK itself draws (@arcgis/core in node_modules).
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 
-import { type ColorRampSpec, parseColorRamp, rampTable } from "../../../src/services/render/colorRampJson.js";
+import { ARCGIS_COLORMAP_NAMES, arcgisColormapTable } from "../../../src/services/render/arcgisColormaps.js";
+import { type ColorRampSpec, parseColorRamp, rampTable, weightedRampTable } from "../../../src/services/render/colorRampJson.js";
 import { hsvToRgb, labToLch, labToRgb, lchToLab, rgbToHsv, rgbToLab } from "../../../src/services/render/colorSpaces.js";
 import { ESRI_RAMP_NAMES, esriNamedRamp } from "../../../src/services/render/esriColorRamps.js";
 
@@ -79,6 +81,49 @@ describe("ArcGIS's named ramps", () => {
     // A one-part ramp is algorithmic, and its ends are its stops exactly.
     const lut = rampTable(esriNamedRamp("Black to White")!);
     assert.deepEqual([...lut.subarray(0, 3), ...lut.subarray(765)], [0, 0, 0, 255, 255, 255]);
+  });
+});
+
+/** The Maps SDK's own colour code (Esri's implementation, not Strata's). */
+const SDK = new URL("../../../node_modules/@arcgis/core/", import.meta.url).href;
+interface SdkRamps {
+  colorRampDict: { fromJSON(name: string): string };
+  getColorRampJSON(id: string): unknown;
+  convertColorRampToColors(ramp: unknown, options: { numColors: number }): number[][];
+}
+interface SdkColormaps {
+  getColormapByName(name: string): number[][] | null;
+}
+
+describe("against the Maps SDK's own tables", () => {
+  test("each of the 57 named ramps is within 1 of the SDK's (it steps by increments; scikit-image agrees with Strata exactly)", async () => {
+    const sdk = (await import(`${SDK}renderers/support/colorRampUtils.js`)) as SdkRamps;
+    for (const name of ESRI_RAMP_NAMES) {
+      const theirs = sdk.convertColorRampToColors(sdk.getColorRampJSON(sdk.colorRampDict.fromJSON(name)), { numColors: 256 });
+      assert.ok(maxDiff(triples(rampTable(esriNamedRamp(name)!)), theirs) <= 1, name);
+    }
+  });
+
+  test("ArcGIS's predefined colormaps (ColormapName) are the SDK's exactly; Random is the same every time", async () => {
+    const sdk = (await import(`${SDK}layers/raster/functions/colormaps.js`)) as SdkColormaps;
+    for (const name of ARCGIS_COLORMAP_NAMES.filter((n) => n !== "Random")) {
+      const theirs = sdk.getColormapByName(name.toLowerCase())!.map((e) => e.slice(1, 4));
+      assert.equal(maxDiff(triples(arcgisColormapTable(name)!), theirs), 0, name);
+    }
+    assert.deepEqual(arcgisColormapTable("random"), arcgisColormapTable("Random"));
+    assert.equal(arcgisColormapTable("Elevation #1"), undefined);
+  });
+});
+
+describe("weightedRampTable", () => {
+  test("hand-worked: parts take their weights' share, HSV black -> red (1) then red -> white (3)", () => {
+    const hsv = (from: [number, number, number], to: [number, number, number]) =>
+      ({ type: "algorithmic", algorithm: "esriHSVAlgorithm", fromColor: from, toColor: to }) as const;
+    // 5 entries at 0, 1/4, 1/2, 3/4, 1 of the ramp: the first part ends at 1/4; then white's
+    // saturation falls from 1 by thirds (white takes red's hue): 255·(1 − s) = 0, 85, 170, 255.
+    const lut = weightedRampTable([hsv([0, 0, 0], [255, 0, 0]), hsv([255, 0, 0], [255, 255, 255])], [1, 3], 5);
+    assert.deepEqual([...lut], [0, 0, 0, 255, 0, 0, 255, 85, 85, 255, 170, 170, 255, 255, 255]);
+    assert.throws(() => weightedRampTable([hsv([0, 0, 0], [1, 1, 1])], [0], 5), /one positive weight per part/);
   });
 });
 

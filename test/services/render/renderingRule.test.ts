@@ -189,6 +189,13 @@ describe("parseRenderingRule accepts ArcGIS's colour ramps and the newer stretch
     }
   });
 
+  test("ArcGIS's predefined colormaps by ColormapName", () => {
+    const plan = stretchPlan(parseRenderingRule(colormapRule({ ColormapName: "NDVI", Raster: stretchRule({ StretchType: 5 }) })));
+    assert.equal(plan.ramp, "NDVI");
+    // NDVI's first entries are blue (36, 0, 255), as ArcGIS colours water.
+    assert.deepEqual(entry(plan.palette, 0), [36, 0, 255, 255]);
+  });
+
   test("a Stretch's own ColorRamp colours it", () => {
     const golden = RAMP_GOLDEN.named.find((n) => n.name === "Slope")!;
     const plan = stretchPlan(parseRenderingRule(stretchRule({ StretchType: 5, ColorRamp: "Slope" })));
@@ -347,7 +354,6 @@ describe("parseRenderingRule refuses, naming renderingRule and the reason,", () 
       { rasterFunction: "Remap", rasterFunctionArguments: { Ranges: [] } },
       /unknown key "Ranges"; accepted: InputRanges/,
     ],
-    ["ArcGIS's NDVI colormap", colormapRule({ ColormapName: "NDVI" }), /predefined colormap "NDVI" is not supported/],
     ["a raster function template", { rasterFunctionDefinition: {} }, /rasterFunctionDefinition .* is not supported/],
     ["a ColorRamp that is a list", colormapRule({ ColorRamp: [1, 2] }), /ColorRamp must be colour-ramp JSON or a ramp name/],
     ["a multipart ramp without parts, as the SDK may send", colormapRule({ colorRamp: { type: "multipart" } }), /non-empty colorRamps/],
