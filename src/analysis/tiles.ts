@@ -18,11 +18,25 @@ export const MAX_TIME_TILE = 256;
  * `max` and at least 1.
  * @example
  * timeTileEdge(12); // 256
- * timeTileEdge(1461); // 53
+ * timeTileEdge(1461); // 48 (53 fit the budget; see overviewAligned)
  */
 export function timeTileEdge(slices: number, budgetBytes = TIME_TILE_BUDGET_BYTES, max = MAX_TIME_TILE): number {
   const edge = Math.floor(Math.sqrt(budgetBytes / (Math.max(1, slices) * 8)));
-  return Math.max(1, Math.min(max, edge));
+  return Math.max(1, Math.min(max, overviewAligned(edge)));
+}
+
+/**
+ * A tile edge (or band height) made to divide by 16 (by 8 under 64), losing less than a
+ * quarter: output chunks of such edges can carry 4 (3) overview levels (io/zarrOverviews.ts
+ * halves whole chunks). Edges under 32 stay as they are.
+ * @example
+ * overviewAligned(53); // 48
+ * overviewAligned(181); // 176
+ */
+export function overviewAligned(edge: number): number {
+  if (edge >= 64) return edge - (edge % 16);
+  if (edge >= 32) return edge - (edge % 8);
+  return edge;
 }
 
 /**

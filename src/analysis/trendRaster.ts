@@ -17,6 +17,7 @@ import { combinationAt } from "../cube/combinations.js";
 import type { Cube, Dimension, Variable, Window } from "../cube/types.js";
 import { STD_TIME, variableNamed } from "../cube/types.js";
 import { ownStepCount, ownsStep } from "./share.js";
+import { overviewAligned } from "./tiles.js";
 import type { BlockSink, CopyOptions } from "./subset.js";
 import { type Statistics, mergeStatistics, statisticsAccumulator } from "./statistics.js";
 import { createTileFitter } from "./trendFit.js";
@@ -73,7 +74,8 @@ export const TREND_MAX_TILE = 512;
  *   so each slice's rows are read in one run (about twice as fast as squares on NetCDF-3);
  * - chunks across the width: rectangles of whole chunks, so each chunk is decoded once.
  * A tile longer than TREND_MAX_TILE along an axis it does not cover whole is a multiple of
- * it, so the 512-pixel output chunks stay aligned with the blocks written.
+ * it, so the 512-pixel output chunks stay aligned with the blocks written; other edges that
+ * chunks do not set divide by 16 where they can (tiles.ts overviewAligned: overview levels).
  * @example
  * trendTileShape(132, 3, { x: 0, y: 0, width: 144, height: 73 }, [1, 73, 144]); // { height: 73, width: 144 }
  */
@@ -95,12 +97,13 @@ export function trendTileShape(
     width = W;
     height = Math.min(H, Math.floor(area / W));
     if (cy < H && height >= cy) height -= height % cy;
+    else if (height < H) height = overviewAligned(height);
   } else {
     width = Math.max(1, Math.min(W, Math.floor(Math.sqrt(area))));
     height = Math.max(1, Math.min(H, Math.floor(area / width)));
     width = Math.max(1, Math.min(W, Math.floor(area / height)));
-    if (cx < width) width -= width % cx;
-    if (cy < height) height -= height % cy;
+    width = cx < width ? width - (width % cx) : width < W ? overviewAligned(width) : width;
+    height = cy < height ? height - (height % cy) : height < H ? overviewAligned(height) : height;
   }
   if (height < H && height > TREND_MAX_TILE) height -= height % TREND_MAX_TILE;
   if (width < W && width > TREND_MAX_TILE) width -= width % TREND_MAX_TILE;

@@ -11,6 +11,7 @@
  *   the job's scratch, which the tile walk then reads.
  * The plan says why it was chosen, for the job's messages. Knows the cube model only.
  */
+import { overviewAligned } from "../analysis/tiles.js";
 import { STD_TIME, type IndexRange, type Variable, type Window } from "../cube/types.js";
 
 /** Values read at once by a stream, about (counted as float64). */
@@ -85,7 +86,7 @@ export function chooseWalk(
       ? window.height
       : fitRows >= shape.outputRows
         ? Math.floor(fitRows / shape.outputRows) * shape.outputRows
-        : fitRows;
+        : overviewAligned(fitRows);
   if (bandRows < 1) {
     return {
       kind: "tile",

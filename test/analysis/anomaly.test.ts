@@ -262,8 +262,8 @@ describe("time-whole tiles", () => {
   it("fit 32 MB of float64 through the time axis, at most 256 on a side", () => {
     assert.equal(timeTileEdge(12), 256);
     assert.equal(timeTileEdge(64), 256);
-    assert.equal(timeTileEdge(128), 181); // √(32 MiB / (128 × 8))
-    assert.equal(timeTileEdge(1461), 53);
+    assert.equal(timeTileEdge(128), 176); // √(32 MiB / (128 × 8)) = 181, down to a multiple of 16
+    assert.equal(timeTileEdge(1461), 48); // 53, down to a multiple of 8
     assert.ok(timeTileEdge(1461) ** 2 * 1461 * 8 <= 32 * 1024 * 1024);
     assert.equal(timeTileEdge(1e9), 1);
   });
