@@ -58,6 +58,8 @@ export function registerImageServer(app: FastifyInstance, ctx: AppContext): void
             label: "Multidimensional info",
             href: `${ctx.basePath}/rest/services/${HOSTED_FOLDER}/${name}/ImageServer/multidimensionalInfo`,
           },
+          { label: "Statistics", href: `${ctx.basePath}/rest/services/${HOSTED_FOLDER}/${name}/ImageServer/statistics` },
+          { label: "Histograms", href: `${ctx.basePath}/rest/services/${HOSTED_FOLDER}/${name}/ImageServer/histograms` },
         ],
         json: body,
       }),

@@ -107,6 +107,16 @@ describe("statistics and histograms of the sample", () => {
     assert.equal(mine + h.counts[255], golden.count);
   });
 
+  it("the root's page links both, and each answers as a page too", async () => {
+    const page = await (await fetch(`${server.url}${SAMPLE}?f=html`)).text();
+    for (const resource of ["statistics", "histograms"]) {
+      assert.ok(page.includes(`${SAMPLE}/${resource}"`), `the root's page links ${resource}`);
+      const own = await fetch(`${server.url}${SAMPLE}/${resource}?f=html`);
+      assert.equal(own.status, 200);
+      assert.match(own.headers.get("content-type") ?? "", /text\/html/);
+    }
+  });
+
   it("an unknown variable or a renderingRule that changes values is a 400 naming it; the None function is fine", async () => {
     for (const path of ["/statistics", "/histograms"]) {
       const unknown = await call(SAMPLE, path, { variable: "salinity" });
