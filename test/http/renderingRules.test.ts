@@ -142,42 +142,35 @@ function assertColours(
 /** Whether t·256 is within 1e-6 of an integer (a bin edge). */
 const onEdge = (t: number): boolean => Math.abs(t * 256 - Math.round(t * 256)) < 1e-6 * 256;
 
+/** A linear stretch: the value's place t in [lo, hi] picks entry ⌊256 t⌋ (clamped) of `table`. */
+async function assertLinearStretch(rule: string, table: number[][], lo: number, hi: number): Promise<void> {
+  const t = (v: number) => (v - lo) / (hi - lo);
+  assertColours(
+    await rgbaOf(rule),
+    table,
+    (v) => bin256(t(v)),
+    (v) => onEdge(t(v)),
+  );
+}
+
 describe("exportImage answers the Maps SDK's stretch renderers (DRA: the drawn pixels' own statistics)", () => {
   it("min-max, Elevation #1 by name", async () => {
     const s = oceanStatistics();
-    const t = (v: number) => (v - s.min) / (s.max - s.min);
-    assertColours(
-      await rgbaOf(SDK_RULES.minMaxDraElevation1),
-      named("Elevation #1"),
-      (v) => bin256(t(v)),
-      (v) => onEdge(t(v)),
-    );
+    await assertLinearStretch(SDK_RULES.minMaxDraElevation1, named("Elevation #1"), s.min, s.max);
   });
 
   it("2.5 standard deviations, Temperature by name", async () => {
     const s = oceanStatistics();
     const lo = Math.max(s.min, s.mean - 2.5 * s.stddev);
     const hi = Math.min(s.max, s.mean + 2.5 * s.stddev);
-    const t = (v: number) => (v - lo) / (hi - lo);
-    assertColours(
-      await rgbaOf(SDK_RULES.standardDeviationDraTemperature),
-      named("Temperature"),
-      (v) => bin256(t(v)),
-      (v) => onEdge(t(v)),
-    );
+    await assertLinearStretch(SDK_RULES.standardDeviationDraTemperature, named("Temperature"), lo, hi);
   });
 
   it("percent clip 2% / 3%, Yellow to Red by name", async () => {
     const s = oceanStatistics();
     const lo = s.sorted[Math.floor((s.n * 2) / 100)];
     const hi = s.sorted[s.n - 1 - Math.floor((s.n * 3) / 100)];
-    const t = (v: number) => (v - lo) / (hi - lo);
-    assertColours(
-      await rgbaOf(SDK_RULES.percentClipDraYellowToRed),
-      named("Yellow to Red"),
-      (v) => bin256(t(v)),
-      (v) => onEdge(t(v)),
-    );
+    await assertLinearStretch(SDK_RULES.percentClipDraYellowToRed, named("Yellow to Red"), lo, hi);
   });
 
   it("histogram equalization, Slope by name: 256 × the share of values at or below the value's bin", async () => {
@@ -218,24 +211,12 @@ describe("exportImage answers the Maps SDK's stretch renderers (DRA: the drawn p
   });
 
   it("min-max over custom Statistics [0, 30], an HSV colour-ramp JSON", async () => {
-    const t = (v: number) => v / 30;
-    assertColours(
-      await rgbaOf(SDK_RULES.minMaxStatisticsHsv),
-      labelled("hsv, from the SDK"),
-      (v) => bin256(t(v)),
-      (v) => onEdge(t(v)),
-    );
+    await assertLinearStretch(SDK_RULES.minMaxStatisticsHsv, labelled("hsv, from the SDK"), 0, 30);
   });
 
   it("min-max, a multipart colour-ramp JSON (LCh then Lab)", async () => {
     const s = oceanStatistics();
-    const t = (v: number) => (v - s.min) / (s.max - s.min);
-    assertColours(
-      await rgbaOf(SDK_RULES.minMaxDraMultipart),
-      labelled("multipart"),
-      (v) => bin256(t(v)),
-      (v) => onEdge(t(v)),
-    );
+    await assertLinearStretch(SDK_RULES.minMaxDraMultipart, labelled("multipart"), s.min, s.max);
   });
 });
 
