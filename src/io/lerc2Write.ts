@@ -9,7 +9,8 @@
  * A blob holds one band: a header (size, pixel type, valid-pixel count, maxZError, range),
  * the valid-pixel mask run-length encoded, then the values in micro blocks of 8×8 (or
  * 16×16, whichever is smaller), each block either constant, raw, or quantised to
- * `(z - blockMin) / (2 maxZError)` and bit-stuffed at the fewest bits its range needs.
+ * `(z - blockMin) / (2 maxZError)` and bit-stuffed at the fewest bits its range needs, or
+ * through a lookup table of its distinct values when a few of them repeat a lot.
  * Several bands are several blobs, one after another, as ArcGIS writes a multiband raster.
  *
  * maxZError is the largest error a value may take. Integers are never coarser than 0.5,
@@ -203,6 +204,9 @@ function writeBlocks(band: BandLayout, size: number): Uint8Array {
       let count = 0;
       let zMin = Infinity;
       let zMax = -Infinity;
+      // Repeats of the previous value: many make a lookup table worth trying (Lerc2::GetValidDataAndStats).
+      let repeats = 0;
+      let previous = 0;
       for (let i = i0; i < i1; i++) {
         for (let k = i * width + j0, end = i * width + j1; k < end; k++) {
           if (valid && !valid[k]) continue;
@@ -210,9 +214,12 @@ function writeBlocks(band: BandLayout, size: number): Uint8Array {
           block[count++] = z;
           if (z < zMin) zMin = z;
           if (z > zMax) zMax = z;
+          if (z === previous) repeats++;
+          previous = z;
         }
       }
-      writeBlock(out, band, block.subarray(0, count), quantised, zMin, zMax, j0, dt);
+      const tryTable = count > 4 && 2 * repeats > count;
+      writeBlock(out, band, block.subarray(0, count), quantised, zMin, zMax, j0, dt, tryTable);
     }
   }
   return out.finish();
@@ -222,7 +229,7 @@ function writeBlocks(band: BandLayout, size: number): Uint8Array {
  * One micro block (Lerc2::WriteTile): a flag byte (bits 0-1 the mode, 2-5 a check on the
  * block's column, 6-7 how the offset's type is narrowed) then, by mode, nothing (all zero
  * or no valid pixel), the raw values, or the offset and, unless the block is constant, its
- * quantised values bit-stuffed.
+ * quantised values bit-stuffed (through a lookup table when few values repeat a lot).
  */
 function writeBlock(
   out: ByteWriter,
@@ -233,6 +240,7 @@ function writeBlock(
   zMax: number,
   j0: number,
   dt: DataType,
+  tryTable: boolean,
 ): void {
   const check = ((j0 >> 3) & 15) << 2;
   const count = block.length;
@@ -250,13 +258,24 @@ function writeBlock(
     const top = Math.floor(range + 0.5);
     let bits = 0;
     while (top >= 2 ** bits) bits++;
-    const stuffedBytes = top > 0 ? 1 + countBytes(count) + Math.ceil((count * bits) / 8) : 0;
-    if (1 + BYTES[offsetType] + stuffedBytes < rawBytes) {
+    const q = quantised.subarray(0, count);
+    if (top > 0) for (let i = 0; i < count; i++) q[i] = Math.floor((block[i] - zMin) * scale + 0.5);
+    const table = top > 0 && tryTable && range > 1.5 ? lookupTable(q) : undefined;
+    const simpleBytes = top > 0 ? 1 + countBytes(count) + Math.ceil((count * bits) / 8) : 0;
+    const tableBytes = table
+      ? 2 + countBytes(count) + Math.ceil((table.values.length * bits) / 8) + Math.ceil((count * table.bits) / 8)
+      : Infinity;
+    if (1 + BYTES[offsetType] + Math.min(simpleBytes, tableBytes) < rawBytes) {
       out.byte(check | (top > 0 ? 1 : 3) | (code << 6));
       out.value(offsetType, zMin);
-      if (top > 0) {
-        for (let i = 0; i < count; i++) quantised[i] = Math.floor((block[i] - zMin) * scale + 0.5);
-        bitStuff(out, quantised.subarray(0, count), bits);
+      if (table && tableBytes < simpleBytes) {
+        stuffHeader(out, count, bits, true);
+        out.byte(table.values.length + 1);
+        packBits(out, table.values, bits);
+        packBits(out, table.indexes, table.bits);
+      } else if (top > 0) {
+        stuffHeader(out, count, bits, false);
+        packBits(out, q, bits);
       }
       return;
     }
@@ -296,16 +315,38 @@ function countBytes(n: number): 1 | 2 | 4 {
 }
 
 /**
- * BitStuffer2's simple mode (LERC2 v3 bit order): a byte with the bit width (bits 0-4) and
- * how many bytes the count takes (bits 6-7), the count, then the values packed from the
- * lowest bit up, only the bytes the last value reaches.
+ * A block's quantised values as a table of its distinct values above 0 (at most 254) and,
+ * for each value, its index (0 for 0) (BitStuffer2::EncodeLut).
  */
-function bitStuff(out: ByteWriter, data: Uint32Array, bits: number): void {
-  const bytes = countBytes(data.length);
-  out.byte(bits | ((bytes === 4 ? 0 : 3 - bytes) << 6));
-  if (bytes === 1) out.byte(data.length);
-  else if (bytes === 2) out.uint16(data.length);
-  else out.uint32(data.length);
+function lookupTable(q: Uint32Array): { values: Uint32Array; indexes: Uint32Array; bits: number } | undefined {
+  const sorted = Uint32Array.from(q).sort();
+  const values: number[] = [];
+  for (let i = 1; i < sorted.length; i++) {
+    if (sorted[i] === sorted[i - 1]) continue;
+    if (values.length === 254) return undefined;
+    values.push(sorted[i]);
+  }
+  if (values.length === 0) return undefined;
+  const index = new Map(values.map((v, k) => [v, k + 1]));
+  let bits = 0;
+  while (values.length >> bits) bits++;
+  return { values: Uint32Array.from(values), indexes: q.map((v) => index.get(v) ?? 0), bits };
+}
+
+/**
+ * BitStuffer2's header: a byte with the bit width (bits 0-4), whether a lookup table
+ * follows (bit 5) and how many bytes the count takes (bits 6-7), then the count.
+ */
+function stuffHeader(out: ByteWriter, count: number, bits: number, table: boolean): void {
+  const bytes = countBytes(count);
+  out.byte(bits | (table ? 32 : 0) | ((bytes === 4 ? 0 : 3 - bytes) << 6));
+  if (bytes === 1) out.byte(count);
+  else if (bytes === 2) out.uint16(count);
+  else out.uint32(count);
+}
+
+/** Values of `bits` bits packed from the lowest bit up (LERC2 v3's order), only the bytes the last value reaches. */
+function packBits(out: ByteWriter, data: Uint32Array, bits: number): void {
   const total = Math.ceil((data.length * bits) / 8);
   const packed = out.reserve(total);
   // 32-bit words filled from the lowest bit, written out little-endian (BitStuffer2::BitStuff).

@@ -167,6 +167,14 @@ test("8-bit lossless data (Huffman is an option the blob declines) and blocks of
   assert.deepEqual(Array.from(got), Array.from(values));
 });
 
+test("blocks of a few values far apart take a lookup table: exact, and far below raw", () => {
+  // Classes 0, 20000 and 30000 in runs: 15 bits a value bit-stuffed plainly, 2 through the table.
+  const values = Uint16Array.from({ length: 64 * 64 }, (_, i) => [0, 20000, 30000][Math.floor((i % 64) / 3) % 3]);
+  const blob = encodeLerc2([{ values }], 64, 64);
+  assert.deepEqual(Array.from(decode(blob, 64, 64, 1).pixels[0]), Array.from(values));
+  assert.ok(blob.length < 2000, `${blob.length} bytes of ${64 * 64 * 2} raw`);
+});
+
 test("real data: a slice of samples/sst_climatology_4deg.nc with its land masked", async () => {
   const cube = await openCube(new URL("../../samples/sst_climatology_4deg.nc", import.meta.url).pathname);
   try {
