@@ -322,7 +322,7 @@ function curveTable(spec: StretchSpec, outMin: number, bins: number): Uint8Array
  * level 1 spans only its middle (outputs 0.27..0.73: dim, soft) and level 6 nearly all of it
  * (0.0025..0.9975: bright, sharp), as ArcGIS describes the strength levels.
  */
-export function sigmoidCurve(level: number): (t: number) => number {
+function sigmoidCurve(level: number): (t: number) => number {
   const gain = 2 * level;
   return (t) => 1 / (1 + Math.exp(-gain * (t - 0.5)));
 }

@@ -16,7 +16,7 @@ export interface BinnedHistogram {
 }
 
 /** Bins of the histograms Strata stores and serves. */
-export const HISTOGRAM_BINS = 256;
+const HISTOGRAM_BINS = 256;
 
 /**
  * The 256-bin histogram of stored statistics (undefined when they kept no histogram).
