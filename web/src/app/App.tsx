@@ -1,5 +1,6 @@
 /**
- * The app shell: sign-in, then a header with the views (data, analysis, map), the user and
+ * The app shell: sign-in, then a header with the views (data, analysis, map; an item's and a
+ * job's own pages are reached from them), the user and
  * a polite live region for announcements; the jobs are followed whichever view is shown.
  */
 import { useCallback, useMemo, useRef, useState } from "preact/hooks";
@@ -7,7 +8,9 @@ import { RestClient, restBase } from "../api/client.js";
 import { SignIn } from "../auth/SignIn.js";
 import { type Session, clearSession, loadSession, saveSession } from "../auth/session.js";
 import { DataBrowser } from "../data/DataBrowser.js";
+import { ItemPage } from "../data/ItemPage.js";
 import { forgetServices } from "../data/serviceCache.js";
+import { JobPage } from "../jobs/JobPage.js";
 import { isActive } from "../jobs/jobModel.js";
 import { useJobs } from "../jobs/useJobs.js";
 import { MapView } from "../map/MapView.js";
@@ -72,7 +75,7 @@ export function App() {
             <a
               key={view}
               href={routeHref(view, view === "map" ? lastMap.current : {})}
-              aria-current={route.view === view ? "page" : undefined}
+              aria-current={route.view === view || (view === "data" && route.view === "item") ? "page" : undefined}
             >
               {label}
               {view === "analysis" && running > 0 && <span class="count"> ({running} running)</span>}
@@ -87,7 +90,9 @@ export function App() {
         </span>
       </header>
       <main id="main" tabIndex={-1}>
-        {route.view === "data" && <DataBrowser />}
+        {route.view === "data" && <DataBrowser folder={route.params.get("folder") ?? undefined} />}
+        {route.view === "item" && <ItemPage key={route.params.get("id")} id={route.params.get("id") ?? undefined} />}
+        {route.view === "job" && <JobPage task={route.params.get("task") ?? undefined} id={route.params.get("id") ?? undefined} />}
         {route.view === "analysis" && (
           <AnalysisView
             tasks={tasks.data ?? []}

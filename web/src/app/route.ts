@@ -1,17 +1,18 @@
 /**
- * Views addressed by the URL hash (#/data, #/analysis?task=…, #/map?left=…&right=…), so the
+ * Views addressed by the URL hash (#/data?folder=…, #/item?id=…, #/analysis?task=…,
+ * #/job?task=…&id=…, #/map?left=…&right=…), so the
  * browser's back button and links work without the server knowing about them.
  */
 import { useEffect, useState } from "preact/hooks";
 
-export type View = "data" | "analysis" | "map";
+export type View = "data" | "item" | "analysis" | "job" | "map";
 
 export interface Route {
   view: View;
   params: URLSearchParams;
 }
 
-const VIEWS: readonly View[] = ["data", "analysis", "map"];
+const VIEWS: readonly View[] = ["data", "item", "analysis", "job", "map"];
 
 export function parseRoute(hash: string): Route {
   const [path, query = ""] = hash.replace(/^#\/?/, "").split("?");

@@ -2,13 +2,14 @@
 import { useState } from "preact/hooks";
 import { thumbnailUrl } from "../api/imageService.js";
 import { deleteItem, publishItem } from "../api/portal.js";
-import type { Extent, Item } from "../api/types.js";
+import type { Item } from "../api/types.js";
 import { useApp } from "../app/context.js";
 import { errorText } from "../app/errors.js";
-import { navigate } from "../app/route.js";
+import { navigate, routeHref } from "../app/route.js";
 import { useAsync } from "../app/useAsync.js";
 import { formatValue } from "../format.js";
 import { SERVICE_NAME } from "../tasks/values.js";
+import { extentText } from "./extentText.js";
 import { describeService } from "./serviceCache.js";
 import { suggestServiceName } from "./names.js";
 
@@ -47,18 +48,6 @@ function Summary(props: { url: string }) {
   );
 }
 
-/** An extent as a person reads it: degrees with hemispheres, else map units with the CRS. */
-function extentText(e: Extent): string {
-  const wkid = e.spatialReference?.latestWkid ?? e.spatialReference?.wkid;
-  const round = (v: number) => String(Math.round(v * 100) / 100);
-  if (wkid === 4326) {
-    const lon = (v: number) => `${round(Math.abs(v))}°${v < 0 ? "W" : "E"}`;
-    const lat = (v: number) => `${round(Math.abs(v))}°${v < 0 ? "S" : "N"}`;
-    return `${lon(e.xmin)} – ${lon(e.xmax)}, ${lat(e.ymin)} – ${lat(e.ymax)}`;
-  }
-  return `x ${round(e.xmin)} – ${round(e.xmax)}, y ${round(e.ymin)} – ${round(e.ymax)}${wkid ? ` (EPSG:${wkid})` : ""}`;
-}
-
 export function ItemCard(props: { item: Item }) {
   const { api, session, reloadItems, announce } = useApp();
   const { item } = props;
@@ -93,7 +82,9 @@ export function ItemCard(props: { item: Item }) {
 
   return (
     <li class="card item" aria-labelledby={headingId} data-item-id={item.id}>
-      <h3 id={headingId}>{item.title}</h3>
+      <h3 id={headingId}>
+        <a href={routeHref("item", { id: item.id })}>{item.title}</a>
+      </h3>
       <p class="muted">
         {item.type}
         {item.name ? ` · ${item.name}` : ""} · {item.owner} · {item.access}
