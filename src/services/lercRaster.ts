@@ -75,30 +75,32 @@ export function lercRaster(
   { maxZError, noData, validWindow }: { maxZError: number; noData?: number; validWindow?: Window },
 ): LercRaster {
   const n = width * height;
-  const bands: Lerc2Band[] = Array.from({ length: bandCount }, () => ({
+  const bands: (Lerc2Band & { valid: Uint8Array })[] = Array.from({ length: bandCount }, () => ({
     values: new PIXEL_ARRAYS[pixelType](n),
     valid: new Uint8Array(n),
   }));
   const range = INTEGER_RANGE[pixelType];
   const stored = pixelType === "F32" ? Math.fround : (x: number) => x;
-  const w = validWindow ?? { x: 0, y: 0, width, height };
-  const inWindow = (k: number) => {
-    const x = k % width;
-    const y = (k - x) / width;
-    return x >= w.x && x < w.x + w.width && y >= w.y && y < w.y + w.height;
-  };
+  const w = validWindow;
+  const inWindow = w
+    ? (k: number) => {
+        const x = k % width;
+        const y = (k - x) / width;
+        return x >= w.x && x < w.x + w.width && y >= w.y && y < w.y + w.height;
+      }
+    : () => true;
   return {
     put(values, at) {
       values.forEach((strip, b) => {
         const { values: out, valid } = bands[b];
         for (let i = 0; i < strip.length; i++) {
           const v = strip[i];
-          if (v !== v || v === noData || (validWindow && !inWindow(at + i))) continue;
+          if (v !== v || v === noData || !inWindow(at + i)) continue;
           const z = range ? Math.min(range[1], Math.max(range[0], Math.round(v))) : v;
           // The request's noData compared as stored too (an F32 noData of -3.4e38 rounds).
           if (noData !== undefined && stored(z) === stored(noData)) continue;
           out[at + i] = z;
-          valid![at + i] = 1;
+          valid[at + i] = 1;
         }
       });
     },
