@@ -28,6 +28,7 @@ import { type StretchSpec, stretchNeedsPixels } from "./render/stretch.js";
 import { bandNamesOf, bandStatistics, parseBandIds, sliceReadDims } from "./bands.js";
 import { LERC_CONTENT_TYPE, LERC_EXTENSION, lercRaster, lercTolerance } from "./lercRaster.js";
 import { servedGrid } from "./servedExtent.js";
+import { envelopeInImageSR } from "./worldBbox.js";
 import { type Slice, selectSlice } from "./slices.js";
 import { booleanParam, choiceParam, numberParam } from "./requestValues.js";
 import { gridCrs, parseEnvelope, parseSpatialReference } from "./spatial.js";
@@ -92,7 +93,7 @@ export function planExport(
     ? box.envelope
     : transformEnvelope(gridEnvelope(servedGrid(cube.grid)), service.definition, bboxCrs.definition);
   if (envelope && bboxCrs.definition !== imageCrs.definition)
-    envelope = transformEnvelope(envelope, bboxCrs.definition, imageCrs.definition);
+    envelope = envelopeInImageSR(envelope, bboxCrs.definition, imageCrs.definition);
   if (!envelope) throw new InvalidInputError("bbox has no part that can be drawn in imageSR", { parameter: "bbox" });
   if (booleanParam(params.adjustAspectRatio, true, "adjustAspectRatio")) envelope = squareCells(envelope, width, height);
   const cx = (envelope.xmax - envelope.xmin) / width;

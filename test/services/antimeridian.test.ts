@@ -159,6 +159,43 @@ describe("exportImage across the antimeridian", () => {
     }
   });
 
+  it("a bbox beyond 180 in one spatial reference drawn in another: 90 E to 90 W either way", async () => {
+    // Web Mercator x from 90 E to 270 E, drawn in degrees: 180 columns of 1° (the bbox as given, not squared).
+    const inDegrees = {
+      bbox: `${HALF_WORLD / 2},-1000000,${(3 * HALF_WORLD) / 2},1000000`,
+      bboxSR: "3857",
+      imageSR: "4326",
+      size: "180,16",
+      adjustAspectRatio: "false",
+    };
+    // Degrees 90..270 drawn in Web Mercator (and the same a turn east), 180 columns of 1°.
+    const inMetres = (xmin: number) => ({
+      bbox: `${xmin},-8,${xmin + 180},8`,
+      bboxSR: "4326",
+      imageSR: "3857",
+      size: "180,16",
+      adjustAspectRatio: "false",
+    });
+    const want = Array.from({ length: 180 }, (_, i) => cellCentre(90.5 + i));
+    for (const cube of [stored0to360, stored180]) {
+      assert.deepEqual(middleRow(await exported(cube, inDegrees)), want);
+      assert.deepEqual(middleRow(await exported(cube, inMetres(90))), want);
+      assert.deepEqual(middleRow(await exported(cube, inMetres(450))), want);
+    }
+    // A whole turn and a half from 90 E: 540 columns of 1°, the ground going round once more.
+    const wide = {
+      bbox: `${HALF_WORLD / 2},-3000000,${(7 * HALF_WORLD) / 2},3000000`,
+      bboxSR: "3857",
+      imageSR: "4326",
+      size: "540,54",
+      adjustAspectRatio: "false",
+    };
+    assert.deepEqual(
+      middleRow(await exported(stored0to360, wide)),
+      Array.from({ length: 540 }, (_, i) => cellCentre(90.5 + i)),
+    );
+  });
+
   it("with no bbox, the image covers the extent the service reports, west at -180", async () => {
     const a = await exported(stored0to360, { bboxSR: "4326", size: "36,18" });
     assert.deepEqual(
