@@ -8,8 +8,8 @@
  * regional grid east of 180 moved by a turn), exportImage over the whole Web Mercator world
  * as the Maps SDK asks it (both halves drawn, the same pixels from either storage, each the
  * cell under the pixel), a bbox beyond ±180 as a map panned round the world asks it (drawn
- * wrapped, as ArcGIS Server normalises it), the default bbox, and identify, getSamples and
- * computeStatisticsHistograms on either side of the seam.
+ * wrapped, as ArcGIS Server normalises it), also when bboxSR is not imageSR, the default
+ * bbox, and identify, getSamples and computeStatisticsHistograms on either side of the seam.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
