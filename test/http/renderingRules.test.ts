@@ -273,6 +273,12 @@ describe("exportImage answers the Maps SDK's unique-value and class-breaks rende
   });
 });
 
+describe("exportImage with the None function", () => {
+  it("draws as with no renderingRule (the service's default rendering)", async () => {
+    assert.deepEqual(await rgbaOf('{"rasterFunction":"None"}'), await rgbaOf(""));
+  });
+});
+
 describe("exportImage refuses a bad renderingRule with a 400 naming it and the reason", () => {
   for (const [rule, reason] of [
     ['{"rasterFunction":"Colormap","rasterFunctionArguments":{"colorRampName":"Elevation #9"}}', /unknown colour ramp "Elevation #9"/],

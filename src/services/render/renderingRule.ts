@@ -16,8 +16,8 @@
  *   colour-ramp JSON) | ColorrampName }, first present in that order. A ramp over no Stretch
  *   stretches min-max first; explicit entries over no Stretch look up the raw (or remapped)
  *   values.
- * A string Raster (such as "$$") names the source and is ignored, as are `variableName` and
- * `outputPixelType`. Anything else is refused with an InvalidInputError on parameter
+ * A string Raster (such as "$$") or the `None` function names the source and is ignored, as
+ * are `variableName` and `outputPixelType`; `{}` or `None` alone is no rule (the default). Anything else is refused with an InvalidInputError on parameter
  * renderingRule saying why.
  */
 import { InvalidInputError } from "../../cube/errors.js";
@@ -65,13 +65,14 @@ function invalid(reason: string): InvalidInputError {
 }
 
 /**
- * Parse an ArcGIS renderingRule (JSON text or the parsed object) into a plan.
+ * Parse an ArcGIS renderingRule (JSON text or the parsed object) into a plan; undefined for
+ * `{}` or the `None` function, which leave the rendering to the service's default.
  * @throws InvalidInputError (parameter "renderingRule") naming what is unknown or malformed.
  * @example
  * const plan = parseRenderingRule('{"rasterFunction":"Colormap","rasterFunctionArguments":{"ColormapName":"viridis",' +
  *   '"Raster":{"rasterFunction":"Stretch","rasterFunctionArguments":{"StretchType":3,"NumberOfStandardDeviations":2}}}}');
  */
-export function parseRenderingRule(rule: unknown): RenderPlan {
+export function parseRenderingRule(rule: unknown): RenderPlan | undefined {
   let value = rule;
   if (typeof rule === "string") {
     try {
@@ -80,7 +81,10 @@ export function parseRenderingRule(rule: unknown): RenderPlan {
       throw invalid(`it is not valid JSON (${e instanceof Error ? e.message : String(e)})`);
     }
   }
-  return planOf(parseFunction(value, "the rule"));
+  // An empty rule, or the None function, asks for no rendering of its own: the default's.
+  if (typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0) return undefined;
+  const top = parseFunction(value, "the rule");
+  return top && planOf(top);
 }
 
 /**
@@ -248,13 +252,15 @@ function fields(obj: unknown, what: string, known: readonly string[], ignored: r
   return out;
 }
 
-function parseFunction(value: unknown, what: string): FunctionNode {
+/** A raster function, or undefined for ArcGIS's `None` function (the source as it is). */
+function parseFunction(value: unknown, what: string): FunctionNode | undefined {
   const top = fields(value, what, TOP_KEYS, ["rasterFunctionDefinition"]);
   if (top.has("rasterfunctiondefinition")) throw invalid("rasterFunctionDefinition (a raster function template) is not supported");
   const name = top.get("rasterfunction");
   if (name === undefined) throw invalid(`${what} has no rasterFunction`);
   if (typeof name !== "string") throw invalid(`${what}: rasterFunction must be a string, not ${JSON.stringify(name)}`);
   const fn = name.toLowerCase();
+  if (fn === "none") return undefined;
   if (fn !== "stretch" && fn !== "colormap" && fn !== "remap") {
     throw invalid(
       `raster function "${name}" is not supported; supported: Stretch, Colormap, Remap (chained Colormap over Stretch over Remap)`,
@@ -267,8 +273,9 @@ function parseFunction(value: unknown, what: string): FunctionNode {
   const args = fields(rawArgs ?? {}, `the ${label} rasterFunctionArguments`, known, IGNORED_KEYS);
   const raster = args.get("raster");
   // A string (or absent) Raster is the source itself; an object is a function applied first.
-  const inner = typeof raster === "object" && raster !== null ? parseFunction(raster, `the ${label}'s Raster`) : undefined;
-  if (raster !== undefined && inner === undefined && typeof raster !== "string") {
+  const isFunction = typeof raster === "object" && raster !== null && !Array.isArray(raster);
+  const inner = isFunction ? parseFunction(raster, `the ${label}'s Raster`) : undefined;
+  if (raster !== undefined && !isFunction && typeof raster !== "string") {
     throw invalid(`the ${label}'s Raster must be a raster function object or a source name, not ${JSON.stringify(raster)}`);
   }
   if (fn === "remap") {

@@ -7,7 +7,13 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
 import { type RemapSpec, applyRemap, parseRemap } from "../../../src/services/render/remap.js";
-import { parseRenderingRule, renderRgba } from "../../../src/services/render/renderingRule.js";
+import { type RenderPlan, parseRenderingRule as parseRule, renderRgba } from "../../../src/services/render/renderingRule.js";
+
+function parseRenderingRule(rule: unknown): RenderPlan {
+  const plan = parseRule(rule);
+  assert.ok(plan, "a plan");
+  return plan;
+}
 
 /** A Remap from arguments with ArcGIS's names (matched by lower case, as renderingRule.ts reads them). */
 const remap = (args: Record<string, unknown>): RemapSpec => {

@@ -12,10 +12,17 @@ import { colorRamp } from "../../../src/services/render/colormaps.js";
 import {
   type RenderPlan,
   defaultRenderPlan,
-  parseRenderingRule,
+  parseRenderingRule as parseRule,
   renderNeedsAllPixels,
   renderRgba,
 } from "../../../src/services/render/renderingRule.js";
+
+/** A rule's plan (these rules all have one; `{}` and None are tested apart). */
+function parseRenderingRule(rule: unknown): RenderPlan {
+  const plan = parseRule(rule);
+  assert.ok(plan, "a plan");
+  return plan;
+}
 
 /** Colour-ramp tables scikit-image computed (scripts/goldens/make_colour_ramp_goldens.py). */
 const RAMP_GOLDEN = JSON.parse(readFileSync(new URL("../../golden/render/colour_ramps.json", import.meta.url), "utf8")) as {
@@ -194,6 +201,15 @@ describe("parseRenderingRule accepts ArcGIS's colour ramps and the newer stretch
     assert.equal(plan.ramp, "NDVI");
     // NDVI's first entries are blue (36, 0, 255), as ArcGIS colours water.
     assert.deepEqual(entry(plan.palette, 0), [36, 0, 255, 255]);
+  });
+
+  test("{} and the None function leave the rendering to the default; None as a chain's Raster is the source", () => {
+    assert.equal(parseRule("{}"), undefined);
+    assert.equal(parseRule({ rasterFunction: "None" }), undefined);
+    assert.equal(parseRule('{"rasterFunction":"none","rasterFunctionArguments":{}}'), undefined);
+    const plan = stretchPlan(parseRenderingRule(stretchRule({ StretchType: 5, Raster: { rasterFunction: "None" } })));
+    assert.deepEqual(plan.stretch, { type: "minMax" });
+    assert.equal(plan.remap, undefined);
   });
 
   test("a Stretch's own ColorRamp colours it", () => {
