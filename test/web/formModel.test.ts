@@ -84,7 +84,7 @@ describe("the task form generator", { timeout: 60_000 }, () => {
       endOfFirstIteration: "dimensionValue if dimensionDefinition=BY_ITERATION",
       iterationStep: "double if dimensionDefinition=BY_ITERATION",
       iterationUnit: "choice if dimensionDefinition=BY_ITERATION",
-      context: "json",
+      context: "context",
     });
     const anomaly = layout("GenerateMultidimensionalAnomaly");
     assert.equal(anomaly.referenceMeanRaster, "raster if calculationInterval=EXTERNAL_RASTER");
@@ -201,6 +201,50 @@ describe("the task form generator", { timeout: 60_000 }, () => {
     const row: JobRow = { task: "PredictUsingTrendRaster", jobId: predict.jobId!, status: done.jobStatus, info: done };
     assert.match(durationText(row, Date.now()) ?? "", /^(took \d+ s|waited \d+ s · ran \d+ s)$/);
     await waitForJob(server, "SubsetMultidimensionalRaster", byIteration.jobId!, token);
+  });
+
+  it("sends the environment settings as the context the server takes, and checks them first", async () => {
+    const specs = specsOf("SubsetMultidimensionalRaster");
+    const context = {
+      west: "-40",
+      south: "-20",
+      east: "60.5",
+      north: "30",
+      cellSize: "500000",
+      outSR: "3857",
+      resampling: "BILINEAR",
+      parallel: "50%",
+    };
+    const values = fill(specs, {
+      inputMultidimensionalRaster: text(itemId(WINDS)),
+      outputName: text("winds_context"),
+      context: { type: "context", context },
+    });
+    assert.deepEqual(JSON.parse(toParams(specs, values, items, true).context), {
+      extent: { xmin: -40, ymin: -20, xmax: 60.5, ymax: 30, spatialReference: { wkid: 4326 } },
+      cellSize: 500000,
+      outSR: { wkid: 3857 },
+      resamplingMethod: "BILINEAR",
+      parallelProcessingFactor: "50%",
+    });
+    const answer = await submit("SubsetMultidimensionalRaster", values);
+    assert.ok(answer.jobId, JSON.stringify(answer));
+    const job = await waitForJob(server, "SubsetMultidimensionalRaster", answer.jobId!, token);
+    assert.equal(job.jobStatus, "esriJobSucceeded", JSON.stringify(job.messages));
+    const info = await server.call("/rest/services/Hosted/winds_context/ImageServer", {}, { token, method: "GET" });
+    assert.equal(info.spatialReference.latestWkid ?? info.spatialReference.wkid, 3857);
+    // The cell size is in the output's units: metres in Web Mercator.
+    assert.equal(info.pixelSizeX, 500000);
+    // Nothing set: no context sent. Half an extent, a reversed one, a bad cell size or code: refused here.
+    assert.equal(toParams(specs, fill(specs, {}), items, true).context, undefined);
+    const refused = (patch: Record<string, string>) =>
+      validate(specs, fill(specs, { context: { type: "context", context: { ...context, ...patch } } }), true).context;
+    assert.match(refused({ north: "" }) ?? "", /four numbers/);
+    assert.match(refused({ west: "70" }) ?? "", /east edge must be east/);
+    assert.match(refused({ south: "-95" }) ?? "", /between -90 and 90/);
+    assert.match(refused({ cellSize: "-1" }) ?? "", /positive number/);
+    assert.match(refused({ outSR: "web mercator" }) ?? "", /EPSG code/);
+    assert.match(refused({ parallel: "lots" }) ?? "", /count of threads/);
   });
 
   it("ties the server's 400s to the fields they name", async () => {

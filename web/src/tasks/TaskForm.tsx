@@ -127,11 +127,11 @@ export function TaskForm(props: { info: TaskInfo; input?: string; onSubmitted(jo
           The trend was fitted along {fittedAlong}: values along it are {timeAxis ? "dates" : "numbers"}.
         </p>
       )}
-      {visible.filter((s) => s.kind !== "json").map(field)}
-      {visible.some((s) => s.kind === "json") && (
-        <details class="advanced" open={visible.some((s) => s.kind === "json" && errors[s.parameter.name]) || undefined}>
-          <summary>Environment settings</summary>
-          {visible.filter((s) => s.kind === "json").map(field)}
+      {visible.filter((s) => s.kind !== "context").map(field)}
+      {visible.some((s) => s.kind === "context") && (
+        <details class="advanced" open={visible.some((s) => s.kind === "context" && errors[s.parameter.name]) || undefined}>
+          <summary>Environment settings: extent, cell size, coordinate system</summary>
+          {visible.filter((s) => s.kind === "context").map(field)}
         </details>
       )}
       <div role="alert" class="error">

@@ -19,7 +19,7 @@ export type FieldKind =
   | "boolean"
   | "integer"
   | "double"
-  | "json"
+  | "context" // environment settings: extent (drawn on a map), cell size, output coordinate system…
   | "text";
 
 /** The field applies only when `parameter` has one of `values` (e.g. dimensionRanges with BY_RANGES). */
@@ -38,7 +38,7 @@ export interface FieldSpec {
 function kindOf(p: TaskParameter): FieldKind {
   if (p.dataType === "GPRasterDataLayer") return "raster";
   if (p.name === "outputName") return "output";
-  if (p.name === "context") return "json";
+  if (p.name === "context") return "context";
   if (p.choiceList?.length) return "choice";
   if (p.name === "variables") return "variables";
   if (p.name === "dimension") return "dimension";
@@ -52,7 +52,8 @@ function kindOf(p: TaskParameter): FieldKind {
   return "text";
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&");
+/** Text matched literally inside a RegExp. */
+export const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&");
 
 /**
  * A parameter documented as belonging to keywords of another parameter ("BY_RANGES: …",
@@ -61,7 +62,7 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&");
 function conditionOf(p: TaskParameter, all: readonly TaskParameter[]): Condition | undefined {
   for (const other of all) {
     if (other === p || !other.choiceList) continue;
-    const values = other.choiceList.filter((c) => new RegExp(`^${escape(c)}(?![\\w-])|\\b${escape(c)}:`).test(p.description));
+    const values = other.choiceList.filter((c) => new RegExp(`^${escapeRegExp(c)}(?![\\w-])|\\b${escapeRegExp(c)}:`).test(p.description));
     if (values.length > 0) return { parameter: other.name, values };
   }
   return undefined;

@@ -3,6 +3,7 @@
  * the request's parameters (JSON descriptors, lists, keywords).
  */
 import type { Item } from "../api/types.js";
+import { type ContextValue, EMPTY_CONTEXT, contextJson, contextProblem } from "./contextValue.js";
 import { type FieldSpec, applies } from "./fieldSpec.js";
 
 export type FieldValue =
@@ -12,7 +13,8 @@ export type FieldValue =
   /** Chosen slice values (numbers as text) by dimension name. */
   | { type: "slices"; values: Record<string, string[]> }
   /** A [min, max] (numbers as text; "" = the dimension is not limited) by dimension name. */
-  | { type: "ranges"; ranges: Record<string, { min: string; max: string }> };
+  | { type: "ranges"; ranges: Record<string, { min: string; max: string }> }
+  | { type: "context"; context: ContextValue };
 
 export type FormValues = Record<string, FieldValue>;
 
@@ -31,6 +33,8 @@ export function initialValue(spec: FieldSpec): FieldValue {
       return { type: "slices", values: {} };
     case "ranges":
       return { type: "ranges", ranges: {} };
+    case "context":
+      return { type: "context", context: EMPTY_CONTEXT };
     default:
       return { type: "text", text: d === null || d === undefined ? "" : String(d) };
   }
@@ -58,7 +62,8 @@ export function validate(specs: readonly FieldSpec[], values: FormValues, timeAx
       (v.type === "text" && text === "") ||
       (v.type === "list" && v.items.every((i) => i.trim() === "")) ||
       (v.type === "slices" && Object.values(v.values).every((l) => l.length === 0)) ||
-      (v.type === "ranges" && Object.values(v.ranges).every((r) => r.min === "" && r.max === ""));
+      (v.type === "ranges" && Object.values(v.ranges).every((r) => r.min === "" && r.max === "")) ||
+      (v.type === "context" && Object.values(v.context).every((x) => x.trim() === ""));
     if (empty) {
       if (spec.required) errors[name] = `${spec.parameter.displayName} is required.`;
       continue;
@@ -69,12 +74,9 @@ export function validate(specs: readonly FieldSpec[], values: FormValues, timeAx
       errors[name] = "Enter a whole number.";
     } else if (spec.kind === "double" && !isNumber(text)) {
       errors[name] = "Enter a number.";
-    } else if (spec.kind === "json") {
-      try {
-        JSON.parse(text);
-      } catch {
-        errors[name] = "Enter valid JSON.";
-      }
+    } else if (spec.kind === "context" && v.type === "context") {
+      const problem = contextProblem(v.context);
+      if (problem) errors[name] = problem;
     } else if (spec.kind === "dimensionValue" && !(timeAxis ? isDate(text) : isNumber(text))) {
       errors[name] = timeAxis ? "Enter a date." : "Enter a number.";
     } else if (spec.kind === "valueList" && v.type === "list") {
@@ -145,9 +147,11 @@ export function toParams(
         if (list.length) params[name] = JSON.stringify(list);
         break;
       }
-      case "json":
-        if (text) params[name] = JSON.stringify(JSON.parse(text));
+      case "context": {
+        const json = v.type === "context" ? contextJson(v.context) : undefined;
+        if (json) params[name] = JSON.stringify(json);
         break;
+      }
       default:
         if (text) params[name] = text;
     }

@@ -1,4 +1,5 @@
-/** One-control widgets: keywords, flags, numbers, names, JSON and plain text. */
+/** One-control widgets: keywords (labelled, keyword beside), flags, numbers, names and plain text. */
+import { keywordOption } from "../keywordLabels.js";
 import type { WidgetProps } from "./types.js";
 
 const text = (props: WidgetProps) => (props.value.type === "text" ? props.value.text : "");
@@ -21,7 +22,7 @@ export function ChoiceWidget(props: WidgetProps) {
       {!hasDefault && <option value="">{props.spec.required ? "Choose…" : "(not set)"}</option>}
       {(p.choiceList ?? []).map((c) => (
         <option key={c} value={c}>
-          {c}
+          {keywordOption(p.name, c)}
         </option>
       ))}
     </select>
@@ -61,12 +62,6 @@ export function OutputWidget(props: WidgetProps) {
       value={text(props)}
       onInput={(e) => setText(props, e.currentTarget.value)}
     />
-  );
-}
-
-export function JsonWidget(props: WidgetProps) {
-  return (
-    <textarea rows={3} spellcheck={false} {...aria(props)} value={text(props)} onInput={(e) => setText(props, e.currentTarget.value)} />
   );
 }
 

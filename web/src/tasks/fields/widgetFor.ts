@@ -4,7 +4,8 @@ import type { FieldKind } from "../fieldSpec.js";
 import { DimensionWidget } from "./DimensionWidget.js";
 import { RangesWidget } from "./RangesWidget.js";
 import { RasterWidget } from "./RasterWidget.js";
-import { BooleanWidget, ChoiceWidget, DimensionValueWidget, JsonWidget, NumberWidget, OutputWidget, TextWidget } from "./SimpleWidgets.js";
+import { ContextWidget } from "./ContextWidget.js";
+import { BooleanWidget, ChoiceWidget, DimensionValueWidget, NumberWidget, OutputWidget, TextWidget } from "./SimpleWidgets.js";
 import { SliceValuesWidget } from "./SliceValuesWidget.js";
 import type { WidgetProps } from "./types.js";
 import { ValueListWidget } from "./ValueListWidget.js";
@@ -23,7 +24,7 @@ const WIDGETS: Readonly<Record<FieldKind, FunctionComponent<WidgetProps>>> = {
   boolean: BooleanWidget,
   integer: NumberWidget,
   double: NumberWidget,
-  json: JsonWidget,
+  context: ContextWidget,
   text: TextWidget,
 };
 
