@@ -7,7 +7,6 @@
  * series has exactly s = 0. Memory: 8 + 8 (+ 8 with s) + 4 + 1 bytes per pixel and group.
  */
 import type { TypedArray } from "../cube/types.js";
-import { packArrays, unpackInto } from "./packing.js";
 
 export interface GroupMomentsShape {
   readonly groups: number;
@@ -104,18 +103,11 @@ export class GroupMoments {
     return { mean, sd };
   }
 
-  private arrays() {
+  /**
+   * The state as typed arrays, to hand a share's sums to whoever merges them (written end to
+   * end, and read back into a fresh GroupMoments's views, with no packed copy).
+   */
+  views(): (Float64Array | Uint32Array | Uint8Array)[] {
     return [this.shift, this.s1, ...(this.s2 ? [this.s2] : []), this.n, this.bad];
-  }
-
-  /** The state as bytes (to hand a share's sums to whoever merges them). */
-  toBytes(): Uint8Array {
-    return packArrays(this.arrays());
-  }
-
-  static fromBytes(shape: GroupMomentsShape, bytes: Uint8Array): GroupMoments {
-    const m = new GroupMoments(shape);
-    unpackInto(m.arrays(), bytes);
-    return m;
   }
 }

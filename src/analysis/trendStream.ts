@@ -14,7 +14,6 @@
  */
 import { STD_TIME, type Cube, type TypedArray, type Variable, variableNamed } from "../cube/types.js";
 import { type QrFactorization, qrFactor, qrSolve } from "./linalg.js";
-import { packArrays, unpackInto } from "./packing.js";
 import { type RunWalk, type StreamShape, type StreamUnit, eachRun } from "./runs.js";
 import type { StatisticsAccumulator } from "./statistics.js";
 import type { BlockSink } from "./subset.js";
@@ -106,16 +105,9 @@ export class TrendSums {
     for (let k = 0; k < this.missing.length; k++) this.missing[k] += other.missing[k];
   }
 
-  private arrays() {
+  /** The state as typed arrays, to hand a share's sums to whoever merges them (see GroupMoments.views). */
+  views(): (Float64Array | Uint32Array | Uint8Array)[] {
     return [this.count, this.bad, this.ymin, this.ymax, this.sumY, this.xty, this.missing];
-  }
-  toBytes(): Uint8Array {
-    return packArrays(this.arrays());
-  }
-  static fromBytes(pixels: number, p: number, bytes: Uint8Array): TrendSums {
-    const s = new TrendSums(pixels, p);
-    unpackInto(s.arrays(), bytes);
-    return s;
   }
 }
 

@@ -6,12 +6,17 @@
  * sweep at start) removes it too; `remove` drops it before the dataset is committed.
  */
 import { constants } from "node:fs";
-import { mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 export interface Scratch {
   write(name: string, bytes: Uint8Array): Promise<void>;
+  /** The bytes of `name` (a view of what was read, not a copy). */
   read(name: string): Promise<Uint8Array>;
+  /** Write typed arrays end to end as `name`, straight from their memory (no packed copy). */
+  writeArrays(name: string, arrays: readonly ArrayBufferView[]): Promise<void>;
+  /** Fill typed arrays end to end from `name`, which must hold exactly their bytes. */
+  readArrays(name: string, arrays: readonly ArrayBufferView[]): Promise<void>;
   /** Write `bytes` at `position` of `name`, creating it if need be but never truncating it. */
   writeAt(name: string, bytes: Uint8Array, position: number): Promise<void>;
   /** Fill `into` from `position` of `name`; reading past its end is an error. */
@@ -24,7 +29,7 @@ const NAME = /^[A-Za-z0-9_.-]{1,100}$/;
 /**
  * @example
  * const scratch = scratchIn(pending.path);
- * await scratch.write("u0-s1", sums.toBytes());
+ * await scratch.writeArrays("u0-s1", sums.views());
  */
 export function scratchIn(datasetPath: string): Scratch {
   const dir = join(datasetPath, "strata-scratch");
@@ -38,17 +43,39 @@ export function scratchIn(datasetPath: string): Scratch {
       await writeFile(at(name), bytes);
     },
     async read(name) {
-      return new Uint8Array(await readFile(at(name)));
+      const bytes = await readFile(at(name));
+      return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    },
+    async writeArrays(name, arrays) {
+      await mkdir(dir, { recursive: true });
+      const file = await open(at(name), "w", 0o600);
+      try {
+        for (const a of arrays) await writeWhole(file, bytesOf(a), -1);
+      } finally {
+        await file.close();
+      }
+    },
+    async readArrays(name, arrays) {
+      const file = await open(at(name), "r");
+      try {
+        const expected = arrays.reduce((n, a) => n + a.byteLength, 0);
+        const { size } = await file.stat();
+        if (size !== expected) throw new RangeError(`scratch ${name} holds ${size} bytes where ${expected} were expected`);
+        let position = 0;
+        for (const a of arrays) {
+          await readWhole(file, bytesOf(a), position, name);
+          position += a.byteLength;
+        }
+      } finally {
+        await file.close();
+      }
     },
     async writeAt(name, bytes, position) {
       await mkdir(dir, { recursive: true });
       // No O_TRUNC: other shares write other ranges of the same file meanwhile.
       const file = await open(at(name), constants.O_RDWR | constants.O_CREAT, 0o600);
       try {
-        for (let done = 0; done < bytes.byteLength;) {
-          const { bytesWritten } = await file.write(bytes, done, bytes.byteLength - done, position + done);
-          done += bytesWritten;
-        }
+        await writeWhole(file, bytes, position);
       } finally {
         await file.close();
       }
@@ -56,15 +83,29 @@ export function scratchIn(datasetPath: string): Scratch {
     async readAt(name, into, position) {
       const file = await open(at(name), "r");
       try {
-        for (let done = 0; done < into.byteLength;) {
-          const { bytesRead } = await file.read(into, done, into.byteLength - done, position + done);
-          if (bytesRead === 0) throw new RangeError(`scratch ${name} ends before byte ${position + into.byteLength}`);
-          done += bytesRead;
-        }
+        await readWhole(file, into, position, name);
       } finally {
         await file.close();
       }
     },
     remove: () => rm(dir, { recursive: true, force: true }),
   };
+}
+
+const bytesOf = (a: ArrayBufferView): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
+/** Write all of `bytes` at `position` (-1: where the file's position is). */
+async function writeWhole(file: FileHandle, bytes: Uint8Array, position: number): Promise<void> {
+  for (let done = 0; done < bytes.byteLength;) {
+    const { bytesWritten } = await file.write(bytes, done, bytes.byteLength - done, position < 0 ? null : position + done);
+    done += bytesWritten;
+  }
+}
+
+async function readWhole(file: FileHandle, into: Uint8Array, position: number, name: string): Promise<void> {
+  for (let done = 0; done < into.byteLength;) {
+    const { bytesRead } = await file.read(into, done, into.byteLength - done, position + done);
+    if (bytesRead === 0) throw new RangeError(`scratch ${name} ends before byte ${position + into.byteLength}`);
+    done += bytesRead;
+  }
 }

@@ -105,7 +105,7 @@ export function anomalyWalk(
         const unitWalk = { share: walk.share, signal: walk.signal, onProgress: progress(u) };
         if (pass < last) {
           const sums = await accumulateUnit(cube, stream, unit, unitWalk);
-          await walk.scratch!.write(`u${u}-s${index}`, sums.toBytes());
+          await walk.scratch!.writeArrays(`u${u}-s${index}`, sums.views());
           continue;
         }
         const ref = external ? undefined : await readReference(walk.scratch!, u, unit, cube, stream);
@@ -115,11 +115,17 @@ export function anomalyWalk(
     },
     async merge(_pass, shares, scratch) {
       for (const [u, unit] of units.entries()) {
+        // Sums read straight into their arrays, one share's at a time: the merge holds two sets, not a packed copy of each.
         const shape = momentsShape(cube, stream, unit);
-        const sums = GroupMoments.fromBytes(shape, await scratch.read(`u${u}-s0`));
-        for (let s = 1; s < shares; s++) sums.merge(GroupMoments.fromBytes(shape, await scratch.read(`u${u}-s${s}`)));
+        const sums = new GroupMoments(shape);
+        await scratch.readArrays(`u${u}-s0`, sums.views());
+        const other = shares > 1 ? new GroupMoments(shape) : undefined;
+        for (let s = 1; s < shares; s++) {
+          await scratch.readArrays(`u${u}-s${s}`, other!.views());
+          sums.merge(other!);
+        }
         const { mean, sd } = sums.finish(plan.ignoreNoData);
-        await scratch.write(`u${u}-ref`, referenceBytes(mean, sd));
+        await scratch.writeArrays(`u${u}-ref`, sd ? [mean, sd] : [mean]);
       }
     },
   };
@@ -130,17 +136,10 @@ function momentsShape(cube: Cube, plan: AnomalyStreamPlan, unit: StreamUnit) {
   return { groups: groupCount(v, plan), pixels: unit.band.width * unit.band.height, withSd: plan.method === "Z_SCORE" };
 }
 
-function referenceBytes(mean: Float64Array, sd: Float64Array | undefined): Uint8Array {
-  const out = new Float64Array(mean.length * (sd ? 2 : 1));
-  out.set(mean);
-  if (sd) out.set(sd, mean.length);
-  return new Uint8Array(out.buffer);
-}
-
 async function readReference(scratch: Scratch, u: number, unit: StreamUnit, cube: Cube, plan: AnomalyStreamPlan): Promise<UnitReference> {
-  const bytes = await scratch.read(`u${u}-ref`);
-  const all = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
   const { groups, pixels, withSd } = momentsShape(cube, plan, unit);
   const cells = groups * pixels;
-  return { mean: all.subarray(0, cells), sd: withSd ? all.subarray(cells, 2 * cells) : undefined };
+  const reference = { mean: new Float64Array(cells), sd: withSd ? new Float64Array(cells) : undefined };
+  await scratch.readArrays(`u${u}-ref`, reference.sd ? [reference.mean, reference.sd] : [reference.mean]);
+  return reference;
 }

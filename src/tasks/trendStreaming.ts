@@ -99,10 +99,10 @@ export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<
       for (const [u, unit] of units.entries()) {
         const unitWalk = { share: walk.share, signal: walk.signal, onProgress: progress(u) };
         if (pass === 0) {
-          await scratch.write(`u${u}-s${index}`, (await sumUnit(cube, stream, unit, unitWalk)).toBytes());
+          await scratch.writeArrays(`u${u}-s${index}`, (await sumUnit(cube, stream, unit, unitWalk)).views());
         } else if (pass < write) {
           const partial = await residualUnit(cube, stream, unit, await readFloats(scratch, `u${u}-solution`), unitWalk);
-          await scratch.write(`u${u}-r${index}`, bytesOf(partial));
+          await scratch.writeArrays(`u${u}-r${index}`, [partial]);
         } else {
           walk.signal?.throwIfAborted();
           const solution = await readFloats(scratch, `u${u}-solution`);
@@ -125,25 +125,32 @@ export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<
     async merge(pass, shares, scratch) {
       for (const [u, unit] of units.entries()) {
         if (pass === 0) {
-          const sums = TrendSums.fromBytes(pixels(u), p, await scratch.read(`u${u}-s0`));
-          for (let s = 1; s < shares; s++) sums.merge(TrendSums.fromBytes(pixels(u), p, await scratch.read(`u${u}-s${s}`)));
-          await scratch.write(`u${u}-solution`, bytesOf(solveUnit(cube, plan, unit, sums)));
+          // Read straight into the sums' arrays, one share's at a time (see anomalyStreaming's merge).
+          const sums = new TrendSums(pixels(u), p);
+          await scratch.readArrays(`u${u}-s0`, sums.views());
+          const other = shares > 1 ? new TrendSums(pixels(u), p) : undefined;
+          for (let s = 1; s < shares; s++) {
+            await scratch.readArrays(`u${u}-s${s}`, other!.views());
+            sums.merge(other!);
+          }
+          await scratch.writeArrays(`u${u}-solution`, [solveUnit(cube, plan, unit, sums)]);
         } else {
           const total = await readFloats(scratch, `u${u}-r0`);
           for (let s = 1; s < shares; s++) {
             const part = await readFloats(scratch, `u${u}-r${s}`);
             for (let i = 0; i < total.length; i++) total[i] += part[i];
           }
-          await scratch.write(`u${u}-residuals`, bytesOf(total));
+          await scratch.writeArrays(`u${u}-residuals`, [total]);
         }
       }
     },
   };
 }
 
-const bytesOf = (a: Float64Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-
 async function readFloats(scratch: Scratch, name: string): Promise<Float64Array> {
   const bytes = await scratch.read(name);
-  return new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
+  // A view when the read landed on an 8-byte boundary (large reads do), else a copy.
+  return bytes.byteOffset % 8 === 0
+    ? new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8)
+    : new Float64Array(bytes.slice().buffer);
 }
