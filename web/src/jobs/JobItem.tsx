@@ -4,7 +4,7 @@ import { useApp } from "../app/context.js";
 import { errorText } from "../app/errors.js";
 import { navigate } from "../app/route.js";
 import { inputUrlOf, outputNameOf, resultUrlOf } from "./jobLinks.js";
-import { type JobRow, durationText, isActive, statusLabel } from "./jobModel.js";
+import { type JobRow, durationText, isActive, progressText, statusLabel } from "./jobModel.js";
 import { taskLabel } from "./useJobs.js";
 
 export function JobItem(props: { row: JobRow; now: number; onCancel(row: JobRow): void }) {
@@ -52,10 +52,14 @@ export function JobItem(props: { row: JobRow; now: number; onCancel(row: JobRow)
           aria-valuetext={percentage === undefined ? statusLabel(row.status) : `${Math.round(percentage)}%`}
         />
       )}
+      {active && (
+        <p class="job-progress" data-progress-message>
+          {progressText(row)}
+        </p>
+      )}
       <p class="muted job-meta">
         {row.submitted !== undefined && <>Submitted {new Date(row.submitted).toLocaleTimeString()}</>}
         {duration && <> · {duration}</>}
-        {active && row.info?.progress?.message ? <> · {row.info.progress.message}</> : null}
       </p>
       {errors.map((m, i) => (
         <p key={i} class="error">

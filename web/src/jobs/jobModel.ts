@@ -62,5 +62,18 @@ export function durationText(row: JobRow, now: number): string | undefined {
   return `waited ${formatDuration(started - submitted)} · ${ran}`;
 }
 
+/**
+ * What an active job is doing, in words: the server's progress message with its percentage
+ * ("42% · Fitting LINEAR trends along StdTime for sst: pass 1 of 2"), or what its status means
+ * while it has said nothing yet.
+ */
+export function progressText(row: JobRow): string {
+  const { percentage, message } = row.info?.progress ?? {};
+  if (message) return percentage === undefined ? message : `${Math.round(percentage)}% · ${message}`;
+  if (row.status === "esriJobCancelling") return "Stopping…";
+  if (row.status === "esriJobExecuting") return percentage === undefined ? "Starting…" : `${Math.round(percentage)}%`;
+  return "Waiting for a free worker…";
+}
+
 /** The rows newest first. */
 export const newestFirst = (a: JobRow, b: JobRow) => (b.submitted ?? 0) - (a.submitted ?? 0);

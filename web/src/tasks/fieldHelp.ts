@@ -32,4 +32,4 @@ export function helpFor(spec: FieldSpec): string {
 }
 
 /** Whether the REST description says more than the help (worth showing on request). */
-export const hasRestDetail = (spec: FieldSpec) => helpFor(spec) !== spec.parameter.description;
+export const hasRestDetail = (spec: FieldSpec) => helpFor(spec).toLowerCase() !== spec.parameter.description.toLowerCase();
