@@ -1,10 +1,16 @@
-/** Add data: upload a NetCDF, HDF5, GeoTIFF or zipped Zarr file as an item, and publish it as a service. */
+/**
+ * Add data: upload a NetCDF, HDF5, GeoTIFF or zipped Zarr file as an item, and publish it as
+ * a service. While the bytes go the bar shows them; then the server's own words say what it
+ * does (checking the file, converting, publishing) with the time it has taken so far.
+ */
 import { useState } from "preact/hooks";
 import { addItem, publishItem } from "../api/portal.js";
 import { useApp } from "../app/context.js";
 import { errorText } from "../app/errors.js";
+import { formatDuration } from "../format.js";
 import { SERVICE_NAME } from "../tasks/values.js";
 import { suggestServiceName } from "./names.js";
+import { newUploadId, useServerPhase } from "./useServerPhase.js";
 
 export function Upload() {
   const { api, session, reloadItems, announce } = useApp();
@@ -15,6 +21,7 @@ export function Upload() {
   const [name, setName] = useState("");
   const [progress, setProgress] = useState<number>();
   const [message, setMessage] = useState<{ text: string; error: boolean }>();
+  const server = useServerPhase();
 
   function choose(f: File | undefined) {
     setFile(f);
@@ -32,10 +39,17 @@ export function Upload() {
       return setMessage({ text: "A service name is letters, digits and underscores (at most 120).", error: true });
     setProgress(0);
     try {
-      const added = await addItem(api, session.username, { file, title: title || file.name, tags }, setProgress);
+      const adding = newUploadId();
+      const added = await addItem(api, session.username, { file, title: title || file.name, tags, uploadId: adding }, (fraction) => {
+        setProgress(fraction);
+        // Every byte sent: from here the server works on the file.
+        if (fraction >= 1) server.watch(adding);
+      });
       let text = `Uploaded ${file.name}.`;
       if (publish) {
-        await publishItem(api, session.username, added.id, name);
+        const publishing = newUploadId();
+        server.watch(publishing);
+        await publishItem(api, session.username, added.id, name, publishing);
         text = `Uploaded ${file.name} and published it as ${name}.`;
       }
       setMessage({ text, error: false });
@@ -46,6 +60,7 @@ export function Upload() {
     } catch (err) {
       setMessage({ text: errorText(err), error: true });
     } finally {
+      server.stop();
       setProgress(undefined);
     }
   }
@@ -79,7 +94,17 @@ export function Upload() {
           <input name="serviceName" value={name} autoComplete="off" onInput={(e) => setName(e.currentTarget.value)} />
         </label>
       )}
-      {progress !== undefined && <progress max={1} value={progress} aria-label="Upload progress" />}
+      {progress !== undefined && (
+        <div class="upload-progress" data-phase={server.phase ? "server" : "sending"}>
+          {/* Indeterminate while the server works: its steps have no byte count. */}
+          <progress max={1} value={server.phase ? undefined : progress} aria-label="Upload progress" />
+          <p class="muted" data-upload-phase>
+            {server.phase
+              ? `${server.phase.text ?? "Handing the file to the server"}… ${formatDuration(server.elapsedMs)}`
+              : `Sending ${file?.name ?? "the file"}: ${Math.round(progress * 100)}%`}
+          </p>
+        </div>
+      )}
       <p class={message?.error ? "error" : "ok"} role="status">
         {message?.text}
       </p>
