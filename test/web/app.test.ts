@@ -74,7 +74,7 @@ describe("the Strata web app", { timeout: 150_000 }, () => {
     await navy.locator("img.thumb").waitFor();
     // Each card names the variables with their dimensions, and the extent in degrees with hemispheres.
     assert.match(await navy.innerText(), /UWND[\s\S]*132 StdTime/);
-    assert.match(await navy.innerText(), /Extent: \d+°E – \d+°E, \d+°S – \d+°N/);
+    assert.match(await navy.innerText(), /Extent: \d+°[EW] – \d+°[EW], \d+°S – \d+°N/);
     await shoot("02-data");
   });
 
