@@ -2,9 +2,11 @@
  * Per-pixel mean and standard deviation of groups of slices, accumulated one slice at a time
  * (any order) and merged across shares of the slices: the state of the streaming anomaly.
  *
- * Sums are shifted by the first valid value of each pixel and group (K): Σ(x−K) and
- * Σ(x−K)² lose nothing to cancellation when the values sit far from zero, and a constant
- * series has exactly s = 0. Memory: 8 + 8 (+ 8 with s) + 4 + 1 bytes per pixel and group.
+ * Sums are shifted by a first valid value (K): Σ(x−K) and Σ(x−K)² lose nothing to
+ * cancellation when the values sit far from zero. With s, K is each pixel and group's own, so
+ * a constant series has exactly s = 0; for the mean alone one K per pixel does as well (the
+ * mean is K + Σ(x−K)/n either way) and saves 8 bytes per pixel and group. Memory: 8 + 4 + 1
+ * bytes per pixel and group, + 16 with s.
  */
 import type { TypedArray } from "../cube/types.js";
 
@@ -16,9 +18,10 @@ export interface GroupMomentsShape {
 }
 
 /** Bytes per pixel and group. */
-export const momentBytes = (withSd: boolean): number => (withSd ? 29 : 21);
+export const momentBytes = (withSd: boolean): number => (withSd ? 29 : 13);
 
 export class GroupMoments {
+  /** K per pixel and group with s, else per pixel; NaN until a valid value comes. */
   readonly shift: Float64Array;
   readonly s1: Float64Array;
   readonly s2: Float64Array | undefined;
@@ -28,7 +31,7 @@ export class GroupMoments {
 
   constructor(readonly shape: GroupMomentsShape) {
     const cells = shape.groups * shape.pixels;
-    this.shift = new Float64Array(cells);
+    this.shift = new Float64Array(shape.withSd ? cells : shape.pixels).fill(Number.NaN);
     this.s1 = new Float64Array(cells);
     this.s2 = shape.withSd ? new Float64Array(cells) : undefined;
     this.n = new Uint32Array(cells);
@@ -43,6 +46,7 @@ export class GroupMoments {
   add(values: TypedArray, offset: number, g: number, nodata: number): void {
     const P = this.shape.pixels;
     const base = g * P;
+    const shiftBase = this.shiftBase(g);
     const { shift, s1, s2, n, bad } = this;
     for (let p = 0; p < P; p++) {
       const x = values[offset + p];
@@ -51,8 +55,12 @@ export class GroupMoments {
         bad[i] = 1;
         continue;
       }
-      if (n[i] === 0) shift[i] = x;
-      const d = x - shift[i];
+      let k = shift[shiftBase + p];
+      if (k !== k) {
+        k = x;
+        shift[shiftBase + p] = x;
+      }
+      const d = x - k;
       s1[i] += d;
       if (s2) s2[i] += d * d;
       n[i]++;
@@ -62,23 +70,25 @@ export class GroupMoments {
   /** Add another share's sums (same shape), re-shifted to this one's K. */
   merge(other: GroupMoments): void {
     const { shift, s1, s2, n, bad } = this;
+    // A K not yet set takes the other's (its sums are all 0, so nothing moves).
+    for (let k = 0; k < shift.length; k++) if (Number.isNaN(shift[k])) shift[k] = other.shift[k];
+    const P = this.shape.pixels;
     for (let i = 0; i < n.length; i++) {
       bad[i] |= other.bad[i];
       const m = other.n[i];
       if (m === 0) continue;
-      if (n[i] === 0) {
-        shift[i] = other.shift[i];
-        s1[i] = other.s1[i];
-        if (s2) s2[i] = other.s2![i];
-        n[i] = m;
-        continue;
-      }
+      const k = s2 ? i : i % P;
       // Σ(x−K) = Σ(x−K') + m·(K'−K); Σ(x−K)² = Σ(x−K')² + 2(K'−K)·Σ(x−K') + m·(K'−K)².
-      const delta = other.shift[i] - shift[i];
+      const delta = other.shift[k] - shift[k];
       if (s2) s2[i] += other.s2![i] + 2 * delta * other.s1[i] + m * delta * delta;
       s1[i] += other.s1[i] + m * delta;
       n[i] += m;
     }
+  }
+
+  /** Where group g's K start in `shift` (cell i's K is at i with s, at i mod pixels without). */
+  private shiftBase(g: number): number {
+    return this.s2 ? g * this.shape.pixels : 0;
   }
 
   /**
@@ -97,7 +107,7 @@ export class GroupMoments {
         continue;
       }
       const d = s1[i] / count;
-      mean[i] = shift[i] + d;
+      mean[i] = shift[s2 ? i : i % this.shape.pixels] + d;
       if (sd) sd[i] = Math.sqrt(Math.max(0, s2![i] / count - d * d));
     }
     return { mean, sd };

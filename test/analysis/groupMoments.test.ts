@@ -70,6 +70,25 @@ describe("GroupMoments", () => {
     assert.ok(Math.abs(b.mean[0] - mu) <= 1e-12 * 1000 && Math.abs(b.sd![0] - s) <= 1e-10, `${b.sd![0]} vs ${s}`);
   });
 
+  it("means alone (one K per pixel) merge across shares whose first values differ by group", async () => {
+    // 3 groups 40 K apart around 10^6, 12 slices of 2 pixels dealt to 2 shares, pixel 1 missing in share 0.
+    const value = (t: number, p: number) => 1e6 + 40 * (t % 3) + 0.125 * t + p;
+    const shares = [0, 1].map(() => new GroupMoments({ groups: 3, pixels: 2, withSd: false }));
+    for (let t = 0; t < 12; t++) shares[t < 5 ? 0 : 1].add(Float64Array.of(value(t, 0), t < 5 ? NaN : value(t, 1)), 0, t % 3, -1);
+    const scratch = await jobScratch();
+    const merged = new GroupMoments(shares[1].shape);
+    await scratch.writeArrays("s1", shares[1].views());
+    await scratch.readArrays("s1", merged.views());
+    merged.merge(shares[0]);
+    const { mean } = merged.finish(true);
+    for (let g = 0; g < 3; g++) {
+      const ts = [g, g + 3, g + 6, g + 9];
+      assert.equal(mean[g * 2], ts.reduce((a, t) => a + value(t, 0), 0) / 4, `group ${g}, pixel 0`);
+      const later = ts.filter((t) => t >= 5);
+      assert.equal(mean[g * 2 + 1], later.reduce((a, t) => a + value(t, 1), 0) / later.length, `group ${g}, pixel 1`);
+    }
+  });
+
   it("refuses sums of another shape", async () => {
     const scratch = await jobScratch();
     await scratch.writeArrays("s0", new GroupMoments({ groups: 1, pixels: 3, withSd: false }).views());
