@@ -1,15 +1,16 @@
 /** One service or raster item: a preview, what it holds, and what can be done with it. */
 import { useState } from "preact/hooks";
 import { thumbnailUrl } from "../api/imageService.js";
-import { deleteItem, publishItem } from "../api/portal.js";
+import { publishItem } from "../api/portal.js";
 import type { Item } from "../api/types.js";
 import { useApp } from "../app/context.js";
 import { errorText } from "../app/errors.js";
-import { navigate, routeHref } from "../app/route.js";
+import { routeHref } from "../app/route.js";
 import { useAsync } from "../app/useAsync.js";
 import { formatValue } from "../format.js";
 import { SERVICE_NAME } from "../tasks/values.js";
 import { extentText } from "./extentText.js";
+import { ItemActions, useOwnsItem } from "./ItemActions.js";
 import { describeService } from "./serviceCache.js";
 import { suggestServiceName } from "./names.js";
 
@@ -49,24 +50,13 @@ function Summary(props: { url: string }) {
 }
 
 export function ItemCard(props: { item: Item }) {
-  const { api, session, reloadItems, announce } = useApp();
+  const { api, reloadItems, announce } = useApp();
   const { item } = props;
   const [problem, setProblem] = useState<string>();
   const [name, setName] = useState(() => suggestServiceName(item.title));
-  const mine = item.owner === session.username || session.role === "org_admin";
+  const mine = useOwnsItem(item);
   const service = item.type === "Image Service" && item.url;
   const headingId = `item-${item.id}`;
-
-  async function remove() {
-    if (!confirm(`Delete “${item.title}”? This cannot be undone.`)) return;
-    try {
-      await deleteItem(api, item.owner, item.id);
-      announce(`Deleted ${item.title}.`);
-      reloadItems();
-    } catch (e) {
-      setProblem(errorText(e));
-    }
-  }
 
   async function publish(e: Event) {
     e.preventDefault();
@@ -90,21 +80,7 @@ export function ItemCard(props: { item: Item }) {
         {item.name ? ` · ${item.name}` : ""} · {item.owner} · {item.access}
       </p>
       {service ? <Summary url={item.url!} /> : null}
-      <div class="actions">
-        {service && (
-          <button type="button" class="primary" onClick={() => navigate("map", { left: item.url! })}>
-            Show on map
-          </button>
-        )}
-        <button type="button" onClick={() => navigate("analysis", { input: item.id })}>
-          Analyse
-        </button>
-        {mine && (
-          <button type="button" class="danger" onClick={() => void remove()}>
-            Delete
-          </button>
-        )}
-      </div>
+      <ItemActions item={item} onProblem={setProblem} />
       {!service && mine && (
         <form class="publish" onSubmit={publish}>
           <label>

@@ -5,15 +5,15 @@
  */
 import { useRef, useState } from "preact/hooks";
 import { netcdfDownloadUrl } from "../api/imageService.js";
-import { deleteItem, getItem, userContentOf } from "../api/portal.js";
+import { getItem, userContentOf } from "../api/portal.js";
 import type { Folder, Item } from "../api/types.js";
 import { useApp } from "../app/context.js";
-import { errorText } from "../app/errors.js";
 import { navigate, routeHref } from "../app/route.js";
 import { useAsync } from "../app/useAsync.js";
 import { formatTime } from "../format.js";
 import { ExtentMap } from "./ExtentMap.js";
 import { extentText } from "./extentText.js";
+import { ItemActions, useOwnsItem } from "./ItemActions.js";
 import { ItemEditor } from "./ItemEditor.js";
 import { ItemSharing } from "./ItemSharing.js";
 import { describeService } from "./serviceCache.js";
@@ -49,7 +49,7 @@ function ServiceFacts(props: { url: string; title: string }) {
 }
 
 export function ItemPage(props: { id?: string }) {
-  const { api, session, reloadItems, announce } = useApp();
+  const { api, reloadItems } = useApp();
   const [version, setVersion] = useState(0);
   const [problem, setProblem] = useState<string>();
   const loaded = useAsync(props.id ? `${props.id}#${version}` : undefined, (signal) => getItem(api, props.id!, signal));
@@ -57,8 +57,8 @@ export function ItemPage(props: { id?: string }) {
   const last = useRef<Item>();
   if (loaded.data) last.current = loaded.data;
   const item = loaded.data ?? (last.current?.id === props.id ? last.current : undefined);
-  const mine = item !== undefined && (item.owner === session.username || session.role === "org_admin");
-  const content = useAsync(mine ? `${item.owner}#${version}` : undefined, (signal) => userContentOf(api, item!.owner, signal));
+  const mine = useOwnsItem(item);
+  const content = useAsync(mine ? `${item!.owner}#${version}` : undefined, (signal) => userContentOf(api, item!.owner, signal));
   const folders = useRef<readonly Folder[]>([]);
   if (content.data) folders.current = content.data.folders;
   const changed = () => {
@@ -73,18 +73,6 @@ export function ItemPage(props: { id?: string }) {
   const service = item.type === "Image Service" && item.url ? item.url : undefined;
   const job = sourceJobOf(item);
   const folder = folders.current.find((f) => f.id === item.ownerFolder);
-
-  async function remove() {
-    if (!item || !confirm(`Delete “${item.title}”? This cannot be undone.`)) return;
-    try {
-      await deleteItem(api, item.owner, item.id);
-      announce(`Deleted ${item.title}.`);
-      reloadItems();
-      navigate("data");
-    } catch (e) {
-      setProblem(errorText(e));
-    }
-  }
 
   return (
     <article class="item-page" data-item-id={item.id} aria-labelledby="item-title">
@@ -109,26 +97,13 @@ export function ItemPage(props: { id?: string }) {
           Made by the job <a href={routeHref("job", { task: job.task, id: job.jobId })}>{`${job.task} ${job.jobId}`}</a>
         </p>
       )}
-      <div class="actions">
+      <ItemActions item={item} onProblem={setProblem} onDeleted={() => navigate("data")}>
         {service && (
-          <>
-            <button type="button" class="primary" onClick={() => navigate("map", { left: service })}>
-              Show on map
-            </button>
-            <a class="button" href={netcdfDownloadUrl(api, service)} download={`${item.name ?? "data"}.nc`} data-kind="netcdf">
-              Download NetCDF
-            </a>
-          </>
+          <a class="button" href={netcdfDownloadUrl(api, service)} download={`${item.name ?? "data"}.nc`} data-kind="netcdf">
+            Download NetCDF
+          </a>
         )}
-        <button type="button" onClick={() => navigate("analysis", { input: item.id })}>
-          Analyse
-        </button>
-        {mine && (
-          <button type="button" class="danger" onClick={() => void remove()}>
-            Delete
-          </button>
-        )}
-      </div>
+      </ItemActions>
       {problem && (
         <p class="error" role="alert">
           {problem}

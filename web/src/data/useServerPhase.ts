@@ -32,6 +32,7 @@ export function useServerPhase() {
   /** Follow the request sent with `uploadId` until `stop`. */
   const watch = useCallback(
     (uploadId: string) => {
+      if (watching.current === uploadId) return;
       window.clearTimeout(timer.current);
       watching.current = uploadId;
       setPhase({ since: Date.now() });
