@@ -248,7 +248,7 @@ async function walkPasses(
 }
 
 /** What a job is doing during a pass: the task's description, and which pass when there are several. */
-export function passMessage(description: string, pass: number, passes: number): string {
+function passMessage(description: string, pass: number, passes: number): string {
   return passes > 1 ? `${description}: pass ${pass + 1} of ${passes}` : description;
 }
 
