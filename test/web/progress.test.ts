@@ -89,7 +89,7 @@ describe("progress", { timeout: 300_000 }, () => {
     for (const s of server_) {
       assert.match(
         s,
-        /^server: (Handing the file to the server|Checking daily\.nc: reading its variables and dimensions|Adding the item daily|Converting daily to Zarr and computing its statistics|Publishing the image service daily_tas)… \d+ s$/,
+        /^server: (Waiting for the server|Checking daily\.nc: reading its variables and dimensions|Adding the item daily|Converting daily to Zarr and computing its statistics|Publishing the image service daily_tas)… \d+ s$/,
       );
     }
     assert.ok(

@@ -100,7 +100,7 @@ export function Upload() {
           <progress max={1} value={server.phase ? undefined : progress} aria-label="Upload progress" />
           <p class="muted" data-upload-phase>
             {server.phase
-              ? `${server.phase.text ?? "Handing the file to the server"}… ${formatDuration(server.elapsedMs)}`
+              ? `${server.phase.text ?? "Waiting for the server"}… ${formatDuration(server.elapsedMs)}`
               : `Sending ${file?.name ?? "the file"}: ${Math.round(progress * 100)}%`}
           </p>
         </div>
