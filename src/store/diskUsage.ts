@@ -1,9 +1,14 @@
 /**
  * Bytes a dataset takes on disk: what quotas count. Links are not followed (a dataset holds
- * none of its own; one that did would not get to count what it points at).
+ * none of its own; one that did would not get to count what it points at). A Zarr output holds
+ * thousands of chunk files, so their sizes are asked many at a time (one after another took
+ * about 0.9 s for a 1461-step daily output, all of it on the critical path of publishing).
  */
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
+
+/** lstat calls in flight at once: enough to keep libuv's threads busy, few enough for any machine. */
+const CONCURRENCY = 64;
 
 /**
  * @example
@@ -13,9 +18,21 @@ export async function directorySize(path: string): Promise<number> {
   const info = await lstat(path);
   if (!info.isDirectory()) return info.isFile() ? info.size : 0;
   let total = 0;
-  for (const entry of await readdir(path, { withFileTypes: true })) {
-    const child = join(path, entry.name);
-    total += entry.isDirectory() ? await directorySize(child) : entry.isFile() ? (await lstat(child)).size : 0;
+  // Level by level: each level's directories listed, then its files sized, many at a time.
+  for (let dirs = [path]; dirs.length > 0;) {
+    const entries = (
+      await inBatches(dirs, (dir) => readdir(dir, { withFileTypes: true }).then((list) => list.map((e) => ({ dir, e }))))
+    ).flat();
+    dirs = entries.filter(({ e }) => e.isDirectory()).map(({ dir, e }) => join(dir, e.name));
+    const files = entries.filter(({ e }) => e.isFile()).map(({ dir, e }) => join(dir, e.name));
+    for (const size of await inBatches(files, async (f) => (await lstat(f)).size)) total += size;
   }
   return total;
+}
+
+/** `work` over every item, CONCURRENCY at a time, results in order. */
+async function inBatches<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += CONCURRENCY) out.push(...(await Promise.all(items.slice(i, i + CONCURRENCY).map(work))));
+  return out;
 }
