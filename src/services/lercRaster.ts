@@ -12,6 +12,7 @@
 import { InvalidInputError } from "../cube/errors.js";
 import { PIXEL_ARRAYS, type PixelType, type Window } from "../cube/types.js";
 import { type Lerc2Band, encodeLerc2 } from "../io/lerc2Write.js";
+import { PIXEL_RANGE, isFloatPixelType } from "./pixelRange.js";
 import { numberParam } from "./requestValues.js";
 
 /** What a blob of raw values is served as (ArcGIS answers LERC as plain bytes). */
@@ -39,16 +40,6 @@ export function lercTolerance(params: Readonly<Record<string, string | undefined
   }
   return tolerance;
 }
-
-/** Range of each integer pixel type: values beyond it are clamped, not wrapped. */
-const INTEGER_RANGE: Partial<Readonly<Record<PixelType, readonly [number, number]>>> = {
-  U8: [0, 0xff],
-  S8: [-0x80, 0x7f],
-  U16: [0, 0xffff],
-  S16: [-0x8000, 0x7fff],
-  U32: [0, 0xffffffff],
-  S32: [-0x80000000, 0x7fffffff],
-};
 
 /** Bands of raw values being filled, strip by strip, then encoded as one LERC2 blob. */
 export interface LercRaster {
@@ -79,7 +70,7 @@ export function lercRaster(
     values: new PIXEL_ARRAYS[pixelType](n),
     valid: new Uint8Array(n),
   }));
-  const range = INTEGER_RANGE[pixelType];
+  const range = isFloatPixelType(pixelType) ? undefined : PIXEL_RANGE[pixelType];
   const stored = pixelType === "F32" ? Math.fround : (x: number) => x;
   const w = validWindow;
   const inWindow = w
