@@ -16,7 +16,10 @@ export interface GeoTiffInput {
   /** One array per band, each width × height values row-major, north-up, of the pixel type's array class. */
   readonly bands: readonly TypedArray[];
   readonly pixelType: PixelType;
-  /** Written as GDAL_NODATA; NaN is allowed for float types. */
+  /**
+   * Written as GDAL_NODATA; NaN is allowed for float types, but the ArcGIS Maps SDK ignores a NaN
+   * GDAL_NODATA (exportImage writes the lowest float32 instead, services/tiffValues.ts).
+   */
   readonly nodata?: number;
   /** Map coordinates of the upper-left corner of the upper-left pixel. */
   readonly originX: number;
@@ -195,7 +198,9 @@ function nodataString(nodata: number, pixelType: PixelType, layout: PixelLayout)
   if (layout.format === 3) {
     if (Number.isNaN(nodata)) return "nan";
     // F32 pixels hold fround(nodata): write that, so readers comparing in double still match.
-    return String(pixelType === "F32" ? Math.fround(nodata) : nodata);
+    const held = pixelType === "F32" ? Math.fround(nodata) : nodata;
+    if (!Number.isFinite(held)) throw new RangeError(`GeoTIFF: nodata ${nodata} is not a finite value of pixel type ${pixelType}`);
+    return String(held);
   }
   if (!(Number.isInteger(nodata) && nodata >= layout.min && nodata <= layout.max)) {
     throw new RangeError(`GeoTIFF: nodata ${nodata} is not a value of pixel type ${pixelType} (integers ${layout.min}..${layout.max})`);

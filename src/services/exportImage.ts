@@ -12,7 +12,7 @@ import type { Statistics } from "../analysis/statistics.js";
 import { type Envelope, type ResamplingMethod, transformEnvelope, warpCube } from "../analysis/warp.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { gridFromTransform } from "../cube/grid.js";
-import { type Cube, type Grid, PIXEL_ARRAYS, type PixelType, type TypedArray, type Variable, type Window } from "../cube/types.js";
+import { type Cube, type Grid, PIXEL_ARRAYS, type PixelType, type Variable, type Window } from "../cube/types.js";
 import { encodeGridGeoTiff } from "../io/geotiffWrite.js";
 import { MAX_IMAGE_HEIGHT, MAX_IMAGE_WIDTH, gridEnvelope } from "./info.js";
 import { type ImageEncoder, type PictureFormat, encodeImage } from "./render/encodeImage.js";
@@ -28,6 +28,7 @@ import { type StretchSpec, stretchNeedsPixels } from "./render/stretch.js";
 import { bandNamesOf, bandStatistics, parseBandIds, sliceReadDims } from "./bands.js";
 import { LERC_CONTENT_TYPE, LERC_EXTENSION, lercRaster, lercTolerance } from "./lercRaster.js";
 import { servedGrid } from "./servedExtent.js";
+import { tiffEncoding } from "./tiffValues.js";
 import { envelopeInImageSR } from "./worldBbox.js";
 import { type Slice, selectSlice } from "./slices.js";
 import { booleanParam, choiceParam, numberParam } from "./requestValues.js";
@@ -125,7 +126,9 @@ export function planExport(
     params.pixelType?.trim() && params.pixelType.trim().toUpperCase() !== "UNKNOWN"
       ? choiceParam(params.pixelType.toUpperCase(), "F32", PIXEL_TYPES, "pixelType")
       : undefined;
-  const noData = params.noData?.trim() ? numberParam(params.noData, "noData") : undefined;
+  const noData = parseNoData(params.noData, format);
+  // A tiff's noData must be a value of its pixel type: a 400 now, not a broken file later.
+  if (format === "tiff") tiffEncoding(pixelType ?? "F32", noData);
   const quality = params.compressionQuality?.trim() ? numberParam(params.compressionQuality, "compressionQuality") : 75;
   if (!(quality >= 1 && quality <= 100))
     throw new InvalidInputError(`compressionQuality must be 1 to 100; got ${quality}`, { parameter: "compressionQuality" });
@@ -142,6 +145,15 @@ export function planExport(
     ...(format === "lerc" ? { maxZError: lercTolerance(params) } : {}),
     quality,
   };
+}
+
+/** The request's noData: a number, or NaN (a float tiff's nodata marks; other formats treat NaN as nodata anyway). */
+function parseNoData(text: string | undefined, format: ImageFormat): number | undefined {
+  const trimmed = text?.trim();
+  if (!trimmed) return undefined;
+  if (trimmed.toLowerCase() !== "nan") return numberParam(trimmed, "noData");
+  if (format === "tiff") return NaN;
+  throw new InvalidInputError(`noData NaN is only for format=tiff (NaN is always nodata); got format=${format}`, { parameter: "noData" });
 }
 
 /** The bands an image draws: the first by default, one, or three (the first three of more) as RGB. */
@@ -193,11 +205,11 @@ export async function renderExport(
   const read = sliceReader(cube, plan, signal);
   if (plan.format === "tiff") {
     const pixelType = plan.pixelType ?? "F32";
-    const nodata = plan.noData ?? (pixelType === "F32" || pixelType === "F64" ? NaN : undefined);
+    const { nodata, convert } = tiffEncoding(pixelType, plan.noData);
     const bands = plan.bands.map(() => new PIXEL_ARRAYS[pixelType](target.width * target.height));
     for (const strip of strips(target, Math.max(1, Math.floor(STRIP_PIXELS / plan.bands.length)))) {
       const values = await read(strip);
-      bands.forEach((band, i) => band.set(convert(values[i], pixelType, nodata), strip.y * target.width));
+      bands.forEach((band, i) => band.set(convert(values[i]), strip.y * target.width));
     }
     return {
       bytes: encodeGridGeoTiff(target, { bands, pixelType, ...(nodata !== undefined ? { nodata } : {}), compress: true }),
@@ -280,17 +292,6 @@ async function sliceValues(
       if (x !== nodata) o[i] = x;
     }
   });
-  return out;
-}
-
-/** Values in another pixel type: integers rounded and clamped; NaN becomes nodata (or 0). */
-function convert(values: Float64Array, pixelType: PixelType, nodata: number | undefined): TypedArray {
-  const out = new PIXEL_ARRAYS[pixelType](values.length);
-  const floating = pixelType === "F32" || pixelType === "F64";
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    out[i] = v !== v ? (nodata ?? 0) : floating ? v : Math.round(v);
-  }
   return out;
 }
 

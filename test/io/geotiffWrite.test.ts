@@ -200,6 +200,7 @@ test("bad inputs are RangeErrors that say what is wrong", () => {
     [{ pixelType: "U8", bands: [new Uint8Array(4)], nodata: 300 }, /nodata 300 is not a value of pixel type U8 \(integers 0..255\)/],
     [{ pixelType: "S16", bands: [new Int16Array(4)], nodata: 1.5 }, /nodata 1.5 is not a value of pixel type S16/],
     [{ pixelType: "U16", bands: [new Uint16Array(4)], nodata: NaN }, /nodata NaN is not a value of pixel type U16/],
+    [{ nodata: 1e39 }, /nodata 1e\+39 is not a finite value of pixel type F32/],
     [{ pixelHeight: -0.5 }, /cell size must be positive/],
     [{ originX: NaN }, /origin must be finite/],
     [{ epsg: 40000 }, /EPSG code 40000 cannot be written as a GeoKey/],

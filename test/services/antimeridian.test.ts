@@ -16,7 +16,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fromArrayBuffer } from "geotiff";
 import type { Cube } from "../../src/cube/types.js";
 import { openCube } from "../../src/io/open.js";
 import { planExport, renderExport } from "../../src/services/exportImage.js";
@@ -25,6 +24,7 @@ import { getSamples } from "../../src/services/samples.js";
 import { computeStatisticsHistograms } from "../../src/services/statisticsHistograms.js";
 import { imageServiceInfo } from "../../src/services/info.js";
 import { writeNetcdf3 } from "../helpers/netcdf3Writer.js";
+import { tiffBands } from "../helpers/tiffBands.js";
 
 /** Half the Web Mercator world's width, metres (π × 6378137). */
 const HALF_WORLD = Math.PI * 6378137;
@@ -85,10 +85,12 @@ after(async () => {
 async function exported(cube: Cube, params: Record<string, string>): Promise<{ values: Float32Array; width: number; height: number }> {
   const all = { format: "tiff", interpolation: "RSP_NearestNeighbor", ...params };
   const image = await renderExport(cube, {}, planExport(cube, {}, all));
-  // A copy: its own ArrayBuffer, holding exactly the file.
-  const tiff = await (await fromArrayBuffer(new Uint8Array(image.bytes).buffer)).getImage();
-  const [values] = (await tiff.readRasters()) as unknown as Float32Array[];
-  return { values, width: tiff.getWidth(), height: tiff.getHeight() };
+  const {
+    bands: [values],
+    width,
+    height,
+  } = await tiffBands(image.bytes);
+  return { values, width, height };
 }
 
 /** Each column's value on the middle row (the longitude part: value mod 1000). */
