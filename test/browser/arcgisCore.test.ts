@@ -198,13 +198,6 @@ function checkClientRendered(january: Picture, label: string): void {
   );
 }
 
-/**
- * Strata's float GeoTIFF marks no data with NaN (GDAL_NODATA "nan"); the SDK's TIFF parser
- * drops a NaN GDAL_NODATA (tiffParser.js) and the request names no noData, so land is drawn
- * as the lowest value. Drop the todo when exportImage's tiff marks no data as the SDK reads it.
- */
-const TIFF_NODATA = "Strata's GeoTIFF no data is NaN, which the SDK does not mask: land is drawn in the ramp's lowest colour";
-
 describe("the ArcGIS Maps SDK (@arcgis/core) against Strata, offline in Chromium", { timeout: 120_000 }, () => {
   it("ImageryLayer (the SDK's default format) draws January; a TimeSlider from the layer's timeInfo steps it to late summer", async () => {
     const sdk = await openSdkPage();
@@ -243,12 +236,10 @@ describe("the ArcGIS Maps SDK (@arcgis/core) against Strata, offline in Chromium
     }
   });
 
-  // Raw pixels the SDK renders itself: LERC (what its pixel access asks for) and GeoTIFF.
-  for (const [format, todo] of [
-    ["lerc", undefined],
-    ["tiff", TIFF_NODATA],
-  ] as const) {
-    it(`ImageryLayer with format "${format}" draws the SST from raw pixels`, { todo }, async () => {
+  // Raw pixels the SDK renders itself: LERC (what its pixel access asks for) and GeoTIFF, whose
+  // no data the SDK masks only through GDAL_NODATA (not NaN: Strata writes the lowest float32).
+  for (const format of ["lerc", "tiff"] as const) {
+    it(`ImageryLayer with format "${format}" draws the SST from raw pixels`, async () => {
       const sdk = await openSdkPage();
       try {
         await step(sdk, `ImageryLayer ${format}`, () =>
