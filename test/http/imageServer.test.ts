@@ -222,6 +222,8 @@ describe("exportImage", () => {
     [{ renderingRule: '{"rasterFunction":"Hillshade"}' }, "renderingRule"],
     [{ interpolation: "RSP_Lanczos" }, "interpolation"],
     [{ pixelType: "C64", format: "tiff" }, "pixelType"],
+    [{ pixelType: "U8", format: "tiff", noData: "300" }, "noData"],
+    [{ format: "png", noData: "NaN" }, "noData"],
     [{ adjustAspectRatio: "maybe" }, "adjustAspectRatio"],
   ] as const) {
     it(`400 naming ${parameter} for ${JSON.stringify(params)}`, async () => {
