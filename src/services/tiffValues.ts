@@ -59,7 +59,9 @@ export function tiffEncoding(pixelType: PixelType, requested: number | undefined
 
 function checkNoData(noData: number, pixelType: PixelType): void {
   const [lowest, highest] = PIXEL_RANGE[pixelType];
-  const inRange = noData >= lowest && noData <= highest;
+  // A float32 noData counts by the float32 it becomes: -3.4028235e38, as clients print the lowest, is it.
+  const held = pixelType === "F32" ? Math.fround(noData) : noData;
+  const inRange = held >= lowest && held <= highest;
   if (isFloat(pixelType) ? Number.isNaN(noData) || inRange : Number.isInteger(noData) && inRange) return;
   const kind = isFloat(pixelType) ? `values ${lowest} to ${highest}, or NaN` : `integers ${lowest} to ${highest}`;
   throw new InvalidInputError(`noData ${noData} is not a value a ${pixelType} tiff can hold (${kind})`, { parameter: "noData" });

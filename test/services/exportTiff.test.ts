@@ -136,6 +136,13 @@ describe("exportImage format=tiff", () => {
     assert.deepEqual(s8.values, northUp([2, 0, 127, -3, 127, -128]));
   });
 
+  it("noData=-3.4028235e38 (the lowest float32 as clients print it) is that float32", async () => {
+    const t = await readGeotiffJs(await exportTiff("float", { noData: "-3.4028235e38" }));
+    assert.equal(t.nodata, F32_LOWEST);
+    // An explicit noData reserves nothing: the data's own lowest float32 is no data too.
+    assert.deepEqual(t.values, northUp([1.5, F32_LOWEST, 300, Math.fround(-2.6), 254.5, F32_LOWEST]));
+  });
+
   it("a noData the pixel type cannot hold is a 400 naming noData", () => {
     const cube = cubes.float!;
     const base = { bbox: "-5,-10,25,10", size: "3,2", format: "tiff" };
