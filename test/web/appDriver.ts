@@ -51,7 +51,7 @@ export async function waitForSucceeded(job: Locator, timeout = 60_000): Promise<
 }
 
 /** A map panel whose image has finished loading after `action` (which makes it load). */
-export async function afterDrawing(page: Page, map: Locator, action: () => Promise<void>): Promise<void> {
+export async function afterDrawing(page: Page, map: Locator, action: () => Promise<unknown>): Promise<void> {
   const drawn = page.waitForResponse((r) => r.url().includes("/exportImage") && r.ok(), { timeout: 20_000 });
   await action();
   await drawn;
