@@ -103,7 +103,7 @@ export const SERVE_OPTIONS = {
   "work-threads": {
     type: "string",
     env: "STRATA_WORK_THREADS",
-    help: "threads drawing exports and answering identify/samples/statistics; uploads, downloads and large exports get half as many more (default: the number of cores)",
+    help: "threads drawing exports and answering identify/samples/statistics; uploads and large exports get half as many more, and NetCDF downloads another half (default: the number of cores)",
   },
   "work-queue": {
     type: "string",

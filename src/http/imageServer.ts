@@ -149,7 +149,7 @@ export function registerImageServer(app: FastifyInstance, ctx: AppContext): void
     const target = join(scratch, `download-${randomUUID()}.nc`);
     let size: number;
     try {
-      ({ bytes: size } = await ctx.work.run("download", { source, target, ...selection }, { lane: "bulk", signal: clientGone(reply) }));
+      ({ bytes: size } = await ctx.work.run("download", { source, target, ...selection }, { lane: "writer", signal: clientGone(reply) }));
     } catch (e) {
       // A thread stopped mid-write (the client left) leaves the writer's partial file.
       await Promise.all([rm(target, { force: true }), rm(`${target}.partial`, { force: true })]);

@@ -13,7 +13,7 @@
  * Data stream through in blocks of at most BLOCK_BYTES covering whole output chunks (one
  * slice by a TILE × TILE tile, gzip), read with Variable.read and written as HDF5 hyperslabs.
  * The file is written to `<path>.partial` and renamed when complete; any failure removes it.
- * h5wasm is imported on first use: it costs ~600 MB of resident memory.
+ * h5wasm is imported on first use: it costs ~45 MB of resident memory.
  */
 import { open as openFile, rename, rm } from "node:fs/promises";
 import { setImmediate as nextTurn } from "node:timers/promises";

@@ -2,8 +2,8 @@
  * `download?format=netcdf` (SPEC §11): the dataset, or the variables and slices a request
  * selects (`variables`, `time`, `mosaicRule`), as a CF-1.8 NetCDF-4 file for xarray, QGIS or
  * Panoply. The selection is checked here, on the server; the file is written whole to a
- * scratch path (the HDF5 library needs a file) on a bulk work thread, whose HDF5 library
- * stays loaded between downloads, then sent, then removed. A trend raster's bands are the
+ * scratch path (the HDF5 library needs a file) on a writer work thread (one stays warm,
+ * with the HDF5 library loaded), then sent, then removed. A trend raster's bands are the
  * file's dimension `band` (BAND_FILE_DIMENSION), values 1..n in the order of the variable's
  * `strata:trend` bands.
  */

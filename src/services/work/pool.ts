@@ -5,7 +5,10 @@
  * only routes. Two lanes, so that one maximal export or a 1 GiB upload never holds up a
  * small request:
  * - `quick`: small exports and the value queries; as many threads as cores, one kept warm.
- * - `bulk`: large exports, downloads, uploads and publication; half the cores (at least 1).
+ * - `bulk`: large exports, uploads and publication; half the cores (at least 1), none kept.
+ * - `writer`: NetCDF downloads; as many threads as `bulk`, one kept warm. Its own lane so
+ *   that the warm thread keeps h5wasm loaded (a cold thread takes ~1 s to start and load
+ *   it) and nothing else: a warm bulk thread kept what a maximal export grew it to.
  * Each lane's queue is bounded: a full queue is a BusyError ("busy, retry" with
  * Retry-After), never a hang. Threads beyond the warm one exit after a short idle time, so
  * memory returns to its resting level after a burst; each thread's heap is capped.
@@ -27,16 +30,16 @@ import {
   reviveError,
 } from "./protocol.js";
 
-export type Lane = "quick" | "bulk";
+export type Lane = "quick" | "bulk" | "writer";
 
 export interface WorkPoolOptions {
   /** Threads of the quick lane (default: the cores). */
   readonly quickThreads?: number;
-  /** Threads of the bulk lane (default: half the cores, at least 1). */
+  /** Threads of the bulk lane, and of the writer lane (default: half the cores, at least 1). */
   readonly bulkThreads?: number;
   /** Requests that may wait in the quick lane's queue (default 512). */
   readonly quickQueue?: number;
-  /** Requests that may wait in the bulk lane's queue (default 32). */
+  /** Requests that may wait in the bulk lane's queue, and in the writer lane's (default 32). */
   readonly bulkQueue?: number;
   /** A thread idle this long exits (default 10 s). */
   readonly idleMs?: number;
@@ -85,11 +88,14 @@ export function createWorkPool(options: WorkPoolOptions = {}): WorkPool {
       // Node's default name for every thread is "WorkerThread"; this one is ours.
       name: "default",
     });
+  const bulkThreads = options.bulkThreads ?? Math.max(1, Math.floor(cores / 2));
+  const bulkQueue = options.bulkQueue ?? 32;
   const lanes: Record<Lane, Piscina> = {
     quick: lane(options.quickThreads ?? cores, options.quickQueue ?? 512, 1),
-    bulk: lane(options.bulkThreads ?? Math.max(1, Math.floor(cores / 2)), options.bulkQueue ?? 32, 0),
+    bulk: lane(bulkThreads, bulkQueue, 0),
+    writer: lane(bulkThreads, bulkQueue, 1),
   };
-  const inFlight: Record<Lane, number> = { quick: 0, bulk: 0 };
+  const inFlight: Record<Lane, number> = { quick: 0, bulk: 0, writer: 0 };
   return {
     async run(kind, input, { lane: name, signal }) {
       const pool = lanes[name];
@@ -109,7 +115,7 @@ export function createWorkPool(options: WorkPoolOptions = {}): WorkPool {
     },
     stats() {
       const of = (l: Lane) => ({ threads: lanes[l].threads.length, waiting: lanes[l].queueSize, inFlight: inFlight[l] });
-      return { quick: of("quick"), bulk: of("bulk") };
+      return { quick: of("quick"), bulk: of("bulk"), writer: of("writer") };
     },
     async close() {
       await Promise.all(Object.values(lanes).map((p) => p.destroy()));
