@@ -14,87 +14,46 @@ import { mkdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { Browser } from "playwright-core";
-import { launchChromium, openLoopbackPage, saveArtifact } from "../helpers/browser.js";
-import { writeNetcdf3 } from "../helpers/netcdf3Writer.js";
-import { decodePng } from "../helpers/pngDecode.js";
-import { type TestServer, startTestServer, waitForJob } from "../helpers/server.js";
-import { type SdkSite, bundleSdkPage, serveSdkPage } from "./arcgisSite.js";
-import { BACKGROUND, MAP_SIZE } from "./bundle.js";
+import { saveArtifact } from "../helpers/browser.js";
+import { publishEastGrid, writeEastGrid } from "../helpers/eastGrid.js";
+import { BACKGROUND } from "./bundle.js";
+import { type SdkFixture, colourAt, openSignedInSdkPage, startSdkFixture } from "./sdkFixture.js";
+import { distance } from "./sstPicture.js";
 
-const PUBLISHER = "tia";
 const NAME = "eighth_degree_east";
 const dir = join(tmpdir(), `strata-tiled-sdk-${process.pid}`);
 
-let server: TestServer;
-let browser: Browser;
-let site: SdkSite;
-let token: string;
+let sdk: SdkFixture;
 
 before(async () => {
   await mkdir(dir, { recursive: true });
-  const lons = Array.from({ length: 2880 }, (_, i) => 0.0625 + 0.125 * i);
-  const lats = Array.from({ length: 1440 }, (_, j) => -89.9375 + 0.125 * j);
-  await writeNetcdf3(join(dir, "east.nc"), {
-    dims: [
-      { name: "lat", size: lats.length },
-      { name: "lon", size: lons.length },
-    ],
-    vars: [
-      { name: "lat", dims: ["lat"], type: "double", attrs: { units: "degrees_north" }, data: lats },
-      { name: "lon", dims: ["lon"], type: "double", attrs: { units: "degrees_east" }, data: lons },
-      { name: "east", dims: ["lat", "lon"], type: "float", data: lats.flatMap(() => lons) },
-    ],
-  });
-  let bundleDir: string;
-  [bundleDir, server, browser] = await Promise.all([
-    bundleSdkPage("arcgisCore"),
-    startTestServer({ store: [`fileShare:work=${dir}`] }),
-    launchChromium(),
-  ]);
-  site = await serveSdkPage("arcgisCore", bundleDir);
-  token = await server.token(PUBLISHER, await server.addUser(PUBLISHER, "publisher"));
-  const submitted = await server.call(
-    `${server.tools}/SubsetMultidimensionalRaster/submitJob`,
-    { inputMultidimensionalRaster: '{"uri":"/fileShares/work/east.nc"}', outputName: NAME },
-    { token },
-  );
-  const job = await waitForJob(server, "SubsetMultidimensionalRaster", submitted.jobId, token);
-  assert.equal(job.jobStatus, "esriJobSucceeded", JSON.stringify(job.messages));
+  await writeEastGrid(dir, 0.125);
+  sdk = await startSdkFixture("tia", { store: [`fileShare:work=${dir}`] });
+  await publishEastGrid(sdk.server, sdk.token, "work", NAME);
 });
 
 after(async () => {
-  await site?.close();
-  await browser?.close();
-  await server?.close();
+  await sdk?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
-type Rgb = readonly [number, number, number];
-const distance = (a: Rgb, b: Rgb) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
-
 describe("the Maps SDK's ImageryTileLayer over a scheme of several levels", { timeout: 180_000 }, () => {
   it("asks only tiles the scheme has and draws each longitude where it lies", async (t) => {
-    const service = `${server.url}/rest/services/Hosted/${NAME}/ImageServer`;
-    const root = await server.call(service, {}, { token, method: "GET" });
+    const service = `${sdk.server.url}/rest/services/Hosted/${NAME}/ImageServer`;
+    const root = await sdk.server.call(service, {}, { token: sdk.token, method: "GET" });
     assert.deepEqual(
       root.tileInfo.lods.map((l: { resolution: number }) => l.resolution),
       [2, 1, 0.5, 0.25, 0.125],
     );
-    const view = await openLoopbackPage(browser, { width: MAP_SIZE + 40, height: MAP_SIZE + 200 });
     const tiles: { level: number; status: number }[] = [];
-    view.page.on("response", (r) => {
-      const m = /\/ImageServer\/tile\/(\d+)\/\d+\/\d+/.exec(new URL(r.url()).pathname);
-      if (m) tiles.push({ level: Number(m[1]), status: r.status() });
-    });
+    const view = await openSignedInSdkPage(sdk, (page) =>
+      page.on("response", (r) => {
+        const m = /\/ImageServer\/tile\/(\d+)\/\d+\/\d+/.exec(new URL(r.url()).pathname);
+        if (m) tiles.push({ level: Number(m[1]), status: r.status() });
+      }),
+    );
     try {
       const { page } = view;
-      await page.goto(site.url);
-      await page.waitForFunction(() => window.arcgisHarness !== undefined);
-      await page.evaluate(
-        ([portal, services, t, user]) => window.arcgisHarness!.signIn(portal, services, t, user),
-        [`${server.url}/sharing/rest`, `${server.url}/rest/services`, token, PUBLISHER],
-      );
       await page.evaluate((u) => window.arcgisHarness!.showTiles(u), service);
       const png = await page.locator("#map").screenshot();
       await saveArtifact("browser/arcgis-tiles-levels-world", png);
@@ -116,12 +75,7 @@ describe("the Maps SDK's ImageryTileLayer over a scheme of several levels", { ti
         "a tile layer reads tiles, not exportImage",
       );
 
-      const image = decodePng(png);
-      const colour = async (lon: number, lat: number): Promise<Rgb> => {
-        const [x, y] = await page.evaluate(([a, b]) => window.arcgisHarness!.pixelAt(a, b), [lon, lat] as const);
-        const i = (Math.floor(y) * image.width + Math.floor(x)) * 4;
-        return [image.rgba[i], image.rgba[i + 1], image.rgba[i + 2]];
-      };
+      const colour = colourAt(page, png);
       for (const lat of [-50, 0, 50]) {
         for (let lon = -170; lon <= 170; lon += 20) {
           const c = await colour(lon, lat);

@@ -14,8 +14,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fromArrayBuffer } from "geotiff";
-import { writeNetcdf3 } from "../helpers/netcdf3Writer.js";
-import { type TestServer, startTestServer, waitForJob } from "../helpers/server.js";
+import { publishEastGrid, writeEastGrid } from "../helpers/eastGrid.js";
+import { type TestServer, startTestServer } from "../helpers/server.js";
 
 const SERVICE = "/rest/services/Hosted/quarter_degree_east/ImageServer";
 /** Half the Web Mercator world's width, metres (π × 6378137). */
@@ -27,29 +27,11 @@ let token: string;
 
 before(async () => {
   await mkdir(dir, { recursive: true });
-  const lons = Array.from({ length: 1440 }, (_, i) => 0.125 + 0.25 * i);
-  const lats = Array.from({ length: 720 }, (_, j) => -89.875 + 0.25 * j);
-  await writeNetcdf3(join(dir, "east.nc"), {
-    dims: [
-      { name: "lat", size: lats.length },
-      { name: "lon", size: lons.length },
-    ],
-    vars: [
-      { name: "lat", dims: ["lat"], type: "double", attrs: { units: "degrees_north" }, data: lats },
-      { name: "lon", dims: ["lon"], type: "double", attrs: { units: "degrees_east" }, data: lons },
-      { name: "east", dims: ["lat", "lon"], type: "float", data: lats.flatMap(() => lons) },
-    ],
-  });
+  await writeEastGrid(dir, 0.25);
   server = await startTestServer({ store: [`fileShare:work=${dir}`] });
   await server.addUser("ana", "publisher", "ana-password-1");
   token = await server.token("ana", "ana-password-1");
-  const submitted = await server.call(
-    `${server.tools}/SubsetMultidimensionalRaster/submitJob`,
-    { inputMultidimensionalRaster: '{"uri":"/fileShares/work/east.nc"}', outputName: "quarter_degree_east" },
-    { token },
-  );
-  const job = await waitForJob(server, "SubsetMultidimensionalRaster", submitted.jobId, token);
-  assert.equal(job.jobStatus, "esriJobSucceeded", JSON.stringify(job.messages));
+  await publishEastGrid(server, token, "work", "quarter_degree_east");
 });
 after(async () => {
   await server?.close();
