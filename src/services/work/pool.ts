@@ -2,7 +2,7 @@
  * The request work pool: whatever a request computes over many pixels or bytes (drawing an
  * export, identify/samples/statistics, NetCDF downloads, unpacking and checking uploads,
  * converting a raster for publication) runs on worker threads (piscina), so the event loop
- * only routes. Two lanes, so that one maximal export or a 1 GiB upload never holds up a
+ * only routes. Three lanes, so that one maximal export or a 1 GiB upload never holds up a
  * small request:
  * - `quick`: small exports and the value queries; as many threads as cores, one kept warm.
  * - `bulk`: large exports, uploads and publication; half the cores (at least 1), none kept.
