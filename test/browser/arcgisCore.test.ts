@@ -16,12 +16,12 @@ import assert from "node:assert/strict";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { ARTIFACTS_DIR, type LoopbackPage, launchChromium, openLoopbackPage, saveArtifact } from "../helpers/browser.js";
-import { type TestServer, startTestServer } from "../helpers/server.js";
-import { type SdkSite, bundleSdkPage, serveSdkPage } from "./arcgisSite.js";
-import { BACKGROUND, MAP_SIZE } from "./bundle.js";
+import type { Page } from "playwright-core";
+import { ARTIFACTS_DIR, type LoopbackPage, saveArtifact } from "../helpers/browser.js";
+import type { TestServer } from "../helpers/server.js";
+import { BACKGROUND } from "./bundle.js";
 import type { TimeSpan } from "./pages/arcgisCore.js";
+import { type SdkFixture, openSignedInSdkPage, startSdkFixture } from "./sdkFixture.js";
 import {
   KUROSHIO,
   type Picture,
@@ -39,9 +39,8 @@ import {
 const SERVICE_PATH = "/rest/services/Hosted/sst_climatology_4deg/ImageServer";
 const PUBLISHER = "pia";
 
+let sdk: SdkFixture;
 let server: TestServer;
-let browser: Browser;
-let site: SdkSite;
 let token: string;
 let service: string;
 /** The slice times of the SST sample, January first (from multidimensionalInfo). */
@@ -54,10 +53,8 @@ const strataRequests: string[] = [];
 const strataErrors: string[] = [];
 
 before(async () => {
-  let bundleDir: string;
-  [bundleDir, server, browser] = await Promise.all([bundleSdkPage("arcgisCore"), startTestServer(), launchChromium()]);
-  site = await serveSdkPage("arcgisCore", bundleDir);
-  token = await server.token(PUBLISHER, await server.addUser(PUBLISHER, "publisher"));
+  sdk = await startSdkFixture(PUBLISHER);
+  ({ server, token } = sdk);
   service = server.url + SERVICE_PATH;
   const info = await server.call(SERVICE_PATH, {}, { token, method: "GET" });
   assert.equal(info.bandNames?.[0], "SST", "the SST climatology sample is published");
@@ -72,9 +69,7 @@ before(async () => {
 });
 
 after(async () => {
-  await site?.close();
-  await browser?.close();
-  await server?.close();
+  await sdk?.close();
   const log = ["Requests to Strata:", ...strataRequests, "", "Errors Strata answered:", ...strataErrors, ""].join("\n");
   await mkdir(join(ARTIFACTS_DIR, "browser"), { recursive: true });
   await writeFile(join(ARTIFACTS_DIR, "browser", "arcgis-core-requests.txt"), log);
@@ -127,15 +122,8 @@ interface SdkPage {
 
 /** The SDK page in a fresh browser context, signed in to Strata with the publisher's token. */
 async function openSdkPage(): Promise<SdkPage> {
-  const view = await openLoopbackPage(browser, { width: MAP_SIZE + 40, height: MAP_SIZE + 200 });
   const consoleErrors: string[] = [];
-  recordStrata(view.page, consoleErrors);
-  await view.page.goto(site.url);
-  await view.page.waitForFunction(() => window.arcgisHarness !== undefined);
-  await view.page.evaluate(
-    ([portal, services, t, user]) => window.arcgisHarness!.signIn(portal, services, t, user),
-    [`${server.url}/sharing/rest`, `${server.url}/rest/services`, token, PUBLISHER],
-  );
+  const view = await openSignedInSdkPage(sdk, (page) => recordStrata(page, consoleErrors));
   return { view, page: view.page, consoleErrors, close: () => view.close() };
 }
 
