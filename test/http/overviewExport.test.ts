@@ -11,6 +11,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { latLonDims, latLonVars } from "../helpers/latLonAxes.js";
 import { writeNetcdf3 } from "../helpers/netcdf3Writer.js";
 import { type TestServer, startTestServer, waitForJob } from "../helpers/server.js";
 import { tiffBands } from "../helpers/tiffBands.js";
@@ -33,14 +34,9 @@ before(async () => {
   const lat = Array.from({ length: HEIGHT }, (_, k) => -59.85 + 0.3 * k);
   const lon = Array.from({ length: WIDTH }, (_, k) => -179.85 + 0.3 * k);
   await writeNetcdf3(join(share, "big.nc"), {
-    dims: [
-      { name: "time", size: STEPS, record: true },
-      { name: "lat", size: HEIGHT },
-      { name: "lon", size: WIDTH },
-    ],
+    dims: [{ name: "time", size: STEPS, record: true }, ...latLonDims(lat, lon)],
     vars: [
-      { name: "lat", dims: ["lat"], type: "double", attrs: { units: "degrees_north" }, data: lat },
-      { name: "lon", dims: ["lon"], type: "double", attrs: { units: "degrees_east" }, data: lon },
+      ...latLonVars(lat, lon),
       { name: "time", dims: ["time"], type: "double", attrs: { units: "days since 2000-01-01" }, data: (t) => [t] },
       {
         name: "v",

@@ -23,6 +23,7 @@ import { identify } from "../../src/services/identify.js";
 import { getSamples } from "../../src/services/samples.js";
 import { computeStatisticsHistograms } from "../../src/services/statisticsHistograms.js";
 import { imageServiceInfo } from "../../src/services/info.js";
+import { latLonDims, latLonVars } from "../helpers/latLonAxes.js";
 import { writeNetcdf3 } from "../helpers/netcdf3Writer.js";
 import { tiffBands } from "../helpers/tiffBands.js";
 
@@ -37,13 +38,9 @@ const cubes: Cube[] = [];
 async function globalCube(name: string, lons: number[]): Promise<Cube> {
   const path = join(dir, `${name}.nc`);
   await writeNetcdf3(path, {
-    dims: [
-      { name: "lat", size: LATS.length },
-      { name: "lon", size: lons.length },
-    ],
+    dims: latLonDims(LATS, lons),
     vars: [
-      { name: "lat", dims: ["lat"], type: "double", attrs: { units: "degrees_north" }, data: LATS },
-      { name: "lon", dims: ["lon"], type: "double", attrs: { units: "degrees_east" }, data: lons },
+      ...latLonVars(LATS, lons),
       {
         name: "v",
         dims: ["lat", "lon"],
