@@ -11,19 +11,19 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import type { Browser, Locator, Page } from "playwright-core";
-import { type LoopbackPage, launchChromium, openLoopbackPage, saveArtifact } from "../helpers/browser.js";
+import type { Locator, Page } from "playwright-core";
+import { type LoopbackPage, saveArtifact } from "../helpers/browser.js";
 import { decodePng } from "../helpers/pngDecode.js";
-import { type TestServer, startTestServer } from "../helpers/server.js";
+import type { TestServer } from "../helpers/server.js";
 import { afterDrawing, chooseInput, jobEntry, openTask, run, signIn, waitForSucceeded } from "./appDriver.js";
-import { ensureWebBuilt } from "./ensureBuilt.js";
+import { PASSWORD, USER, type WebSession, openWebSession } from "./webSession.js";
 
 const TOOLS = "/rest/services/System/RasterAnalysisTools/GPServer";
 const WINDS = "navy_winds_10deg (admin)";
 const SST = "sst_climatology_4deg (admin)";
 
+let web: WebSession;
 let server: TestServer;
-let browser: Browser;
 let view: LoopbackPage;
 let page: Page;
 let token: string;
@@ -50,26 +50,19 @@ const jobCount = async (task: string): Promise<number> =>
   (await server.call(`${TOOLS}/${task}/jobs`, {}, { token, method: "GET" })).total as number;
 
 before(async () => {
-  await ensureWebBuilt();
-  [server, browser] = await Promise.all([startTestServer(), launchChromium()]);
-  await server.addUser("ana", "publisher", "ana-password-1");
-  token = await server.token("ana", "ana-password-1");
-  view = await openLoopbackPage(browser, { width: 1280, height: 900 });
-  page = view.page;
-  page.setDefaultTimeout(20_000);
+  web = await openWebSession({ height: 900 });
+  ({ server, view, page, token } = web);
 });
 
 after(async () => {
-  await view?.close();
-  await browser?.close();
-  await server?.close();
+  await web?.close();
 });
 
 describe("the Strata web app", { timeout: 150_000 }, () => {
   it("signs in through the form, with the keyboard", async () => {
     await page.goto(`${server.url}/`);
     await shoot("01-sign-in");
-    await signIn(page, "ana", "ana-password-1");
+    await signIn(page, USER, PASSWORD);
     const navy = page.locator("li.item", { hasText: "navy_winds_10deg" });
     await navy.locator("img.thumb").waitFor();
     // Each card names the variables with their dimensions, and the extent in degrees with hemispheres.

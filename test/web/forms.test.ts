@@ -8,36 +8,29 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { type LoopbackPage, launchChromium, openLoopbackPage, saveArtifact } from "../helpers/browser.js";
-import { type TestServer, startTestServer, waitForJob } from "../helpers/server.js";
+import type { Page } from "playwright-core";
+import { type LoopbackPage, saveArtifact } from "../helpers/browser.js";
+import { type TestServer, waitForJob } from "../helpers/server.js";
 import { chooseInput, jobEntry, openTask, run, signIn } from "./appDriver.js";
-import { ensureWebBuilt } from "./ensureBuilt.js";
+import { PASSWORD, USER, type WebSession, openWebSession } from "./webSession.js";
 
 const SUBSET = "SubsetMultidimensionalRaster";
 const WINDS = "navy_winds_10deg (admin)";
+let web: WebSession;
 let server: TestServer;
-let browser: Browser;
 let view: LoopbackPage;
 let page: Page;
 let token: string;
 
 before(async () => {
-  await ensureWebBuilt();
-  [server, browser] = await Promise.all([startTestServer(), launchChromium()]);
-  await server.addUser("ana", "publisher", "ana-password-1");
-  token = await server.token("ana", "ana-password-1");
-  view = await openLoopbackPage(browser, { width: 1280, height: 1000 });
-  page = view.page;
-  page.setDefaultTimeout(20_000);
+  web = await openWebSession({ height: 1000 });
+  ({ server, view, page, token } = web);
   await page.goto(`${server.url}/`);
-  await signIn(page, "ana", "ana-password-1");
+  await signIn(page, USER, PASSWORD);
 });
 
 after(async () => {
-  await view?.close();
-  await browser?.close();
-  await server?.close();
+  await web?.close();
 });
 
 const optionTexts = (page: Page, selector: string) =>

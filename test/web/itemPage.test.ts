@@ -13,16 +13,16 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { type LoopbackPage, launchChromium, openLoopbackPage, saveArtifact } from "../helpers/browser.js";
-import { type TestServer, startTestServer, waitForJob } from "../helpers/server.js";
+import type { Page } from "playwright-core";
+import { type LoopbackPage, saveArtifact } from "../helpers/browser.js";
+import { type TestServer, waitForJob } from "../helpers/server.js";
 import { xarrayView } from "../helpers/xarray.js";
 import { signIn } from "./appDriver.js";
-import { ensureWebBuilt } from "./ensureBuilt.js";
+import { PASSWORD, USER, type WebSession, openWebSession } from "./webSession.js";
 
 const SUBSET = "SubsetMultidimensionalRaster";
+let web: WebSession;
 let server: TestServer;
-let browser: Browser;
 let view: LoopbackPage;
 let page: Page;
 let token: string;
@@ -33,11 +33,9 @@ let dir: string;
 const item = async (auth?: string) => server.call(`/sharing/rest/content/items/${itemId}`, {}, { token: auth, method: "GET" });
 
 before(async () => {
-  await ensureWebBuilt();
-  [server, browser] = await Promise.all([startTestServer({ "allow-anonymous": true }), launchChromium()]);
+  web = await openWebSession({ flags: { "allow-anonymous": true }, height: 1000 });
+  ({ server, view, page, token } = web);
   dir = await mkdtemp(join(tmpdir(), "strata-item-page-"));
-  await server.addUser("ana", "publisher", "ana-password-1");
-  token = await server.token("ana", "ana-password-1");
   const submitted = await server.call(
     `${server.tools}/${SUBSET}/submitJob`,
     {
@@ -52,22 +50,17 @@ before(async () => {
   assert.equal(job.jobStatus, "esriJobSucceeded", JSON.stringify(job.messages));
   itemId = (await server.call(`${server.tools}/${SUBSET}/jobs/${jobId}/results/outputMultidimensionalRaster`, {}, { token, method: "GET" }))
     .value.itemId;
-  view = await openLoopbackPage(browser, { width: 1280, height: 1000 });
-  page = view.page;
-  page.setDefaultTimeout(20_000);
 });
 
 after(async () => {
-  await view?.close();
-  await browser?.close();
-  await server?.close();
+  await web?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 describe("the item page", { timeout: 180_000 }, () => {
   it("shows what the item is: source job, extent on a map, variables and dimensions", async () => {
     await page.goto(`${server.url}/`);
-    await signIn(page, "ana", "ana-password-1");
+    await signIn(page, USER, PASSWORD);
     await page.locator("li.item").getByRole("link", { name: "ana_winds" }).click();
     const article = page.locator(`article.item-page[data-item-id="${itemId}"]`);
     await article.getByRole("heading", { name: "ana_winds" }).waitFor();

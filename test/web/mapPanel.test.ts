@@ -8,18 +8,18 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { fromArrayBuffer } from "geotiff";
-import type { Browser, Locator, Page } from "playwright-core";
-import { type LoopbackPage, launchChromium, openLoopbackPage, saveArtifact } from "../helpers/browser.js";
+import type { Locator, Page } from "playwright-core";
+import { type LoopbackPage, saveArtifact } from "../helpers/browser.js";
 import { decodePng } from "../helpers/pngDecode.js";
-import { type TestServer, startTestServer, waitForJob } from "../helpers/server.js";
+import { type TestServer, waitForJob } from "../helpers/server.js";
 import { afterDrawing, signIn } from "./appDriver.js";
 import { slopeAt } from "./dailyCube.js";
 import { publishDailyAndTrend } from "./dailyCube.js";
-import { ensureWebBuilt } from "./ensureBuilt.js";
+import { PASSWORD, USER, type WebSession, openWebSession } from "./webSession.js";
 
 const DAY = 86_400_000;
+let web: WebSession;
 let server: TestServer;
-let browser: Browser;
 let view: LoopbackPage;
 let page: Page;
 let token: string;
@@ -81,10 +81,8 @@ const closeTo = (actual: number, expected: number, relative: number, what: strin
   assert.ok(Math.abs(actual - expected) <= relative * Math.abs(expected), `${what}: ${actual}, expected ${expected}`);
 
 before(async () => {
-  await ensureWebBuilt();
-  [server, browser] = await Promise.all([startTestServer(), launchChromium()]);
-  await server.addUser("ana", "publisher", "ana-password-1");
-  token = await server.token("ana", "ana-password-1");
+  web = await openWebSession({ height: 1000 });
+  ({ server, view, page, token } = web);
   ({ daily, trend } = await publishDailyAndTrend(server, "ana", token));
   navy = `${server.url}/rest/services/Hosted/navy_winds_10deg/ImageServer`;
   const times: number[] = (await rest(`${navy}/multidimensionalInfo`)).multidimensionalInfo.variables[0].dimensions[0].values;
@@ -102,17 +100,12 @@ before(async () => {
   );
   assert.equal((await waitForJob(server, "SubsetMultidimensionalRaster", subset.jobId, token)).jobStatus, "esriJobSucceeded");
   navy1990 = `${server.url}/rest/services/Hosted/uwnd_1990/ImageServer`;
-  view = await openLoopbackPage(browser, { width: 1280, height: 1000 });
-  page = view.page;
-  page.setDefaultTimeout(20_000);
   await page.goto(`${server.url}/`);
-  await signIn(page, "ana", "ana-password-1");
+  await signIn(page, USER, PASSWORD);
 });
 
 after(async () => {
-  await view?.close();
-  await browser?.close();
-  await server?.close();
+  await web?.close();
 });
 
 describe("issue 15: the map panel and chart", { timeout: 240_000 }, () => {

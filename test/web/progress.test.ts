@@ -12,36 +12,29 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { writeBigCube } from "../helpers/bigCube.js";
-import { type LoopbackPage, launchChromium, openLoopbackPage, saveArtifact } from "../helpers/browser.js";
-import { type TestServer, startTestServer } from "../helpers/server.js";
+import { saveArtifact } from "../helpers/browser.js";
+import type { TestServer } from "../helpers/server.js";
 import { chooseInput, jobEntry, openTask, run, signIn, waitForSucceeded } from "./appDriver.js";
-import { ensureWebBuilt } from "./ensureBuilt.js";
+import { PASSWORD, USER, type WebSession, openWebSession } from "./webSession.js";
 
+let web: WebSession;
 let server: TestServer;
-let browser: Browser;
-let view: LoopbackPage;
 let page: Page;
 let dir: string;
 let cube: string;
 
 before(async () => {
-  await ensureWebBuilt();
   dir = await mkdtemp(join(tmpdir(), "strata-progress-web-"));
   cube = join(dir, "daily.nc");
   await writeBigCube(cube, { times: 1461, height: 72, width: 144 });
-  [server, browser] = await Promise.all([startTestServer({ "no-samples": true }), launchChromium()]);
-  await server.addUser("ana", "publisher", "ana-password-1");
-  view = await openLoopbackPage(browser, { width: 1280, height: 900 });
-  page = view.page;
-  page.setDefaultTimeout(30_000);
+  web = await openWebSession({ flags: { "no-samples": true }, height: 900, timeout: 30_000 });
+  ({ server, page } = web);
 });
 
 after(async () => {
-  await view?.close();
-  await browser?.close();
-  await server?.close();
+  await web?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -66,7 +59,7 @@ async function sample(
 describe("progress", { timeout: 300_000 }, () => {
   it("an upload says what the server does once every byte is sent", async () => {
     await page.goto(`${server.url}/`);
-    await signIn(page, "ana", "ana-password-1");
+    await signIn(page, USER, PASSWORD);
     const upload = page.locator("form.upload");
     await upload.getByLabel(/Raster file/).setInputFiles(cube);
     await upload.getByLabel("Service name").fill("daily_tas");
