@@ -8,6 +8,7 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { latLonDims, latLonVars } from "../helpers/latLonAxes.js";
 import { writeNetcdf3 } from "../helpers/netcdf3Writer.js";
 import { type TestServer, waitForJob } from "../helpers/server.js";
 
@@ -22,14 +23,9 @@ export const valueAt = (t: number, lat: number, lon: number, i: number) =>
 
 export async function writeDailyCube(path: string): Promise<void> {
   await writeNetcdf3(path, {
-    dims: [
-      { name: "time", size: DAYS, record: true },
-      { name: "lat", size: LATS.length },
-      { name: "lon", size: LONS.length },
-    ],
+    dims: [{ name: "time", size: DAYS, record: true }, ...latLonDims(LATS, LONS)],
     vars: [
-      { name: "lat", dims: ["lat"], type: "double", attrs: { units: "degrees_north" }, data: LATS },
-      { name: "lon", dims: ["lon"], type: "double", attrs: { units: "degrees_east" }, data: LONS },
+      ...latLonVars(LATS, LONS),
       { name: "time", dims: ["time"], type: "double", attrs: { units: "days since 2000-01-01" }, data: (t) => [t] },
       {
         name: "temp",
