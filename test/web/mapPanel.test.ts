@@ -83,7 +83,7 @@ const closeTo = (actual: number, expected: number, relative: number, what: strin
 before(async () => {
   web = await openWebSession({ height: 1000 });
   ({ server, view, page, token } = web);
-  ({ daily, trend } = await publishDailyAndTrend(server, "ana", token));
+  ({ daily, trend } = await publishDailyAndTrend(server, USER, token));
   navy = `${server.url}/rest/services/Hosted/navy_winds_10deg/ImageServer`;
   const times: number[] = (await rest(`${navy}/multidimensionalInfo`)).multidimensionalInfo.variables[0].dimensions[0].values;
   const in1990 = times.filter((t) => new Date(t).getUTCFullYear() === 1990);
