@@ -86,6 +86,8 @@ export function halveBlock(
   block: Slab,
   levelShape: readonly [number, number],
   values: { readonly floating: boolean; readonly nodata: number | undefined },
+  /** An array of the block's type to reduce into when it is large enough (the result is a view of it). */
+  reuse?: TypedArray,
 ): { start: number[]; slab: Slab } {
   const rank = block.shape.length;
   const [rows, cols] = block.shape.slice(-2);
@@ -100,18 +102,24 @@ export function halveBlock(
   const outCols = Math.ceil(cols / 2);
   const slices = block.data.length / (rows * cols);
   const Typed = block.data.constructor as new (length: number) => TypedArray;
-  const out = new Typed(slices * outRows * outCols);
+  const length = slices * outRows * outCols;
+  const out = reuse && reuse.constructor === Typed && reuse.length >= length ? reuse.subarray(0, length) : new Typed(length);
   for (let s = 0; s < slices; s++) {
     const from = s * rows * cols;
     const to = s * outRows * outCols;
-    if (values.floating) meanOfFour(block.data, from, rows, cols, out, to, values.nodata);
+    if (values.floating) meanOfFour(block.data, from, rows, cols, out, to, values.nodata !== undefined, values.nodata ?? Number.NaN);
     else upperLeft(block.data, from, rows, cols, out, to);
   }
   const shape = [...block.shape.slice(0, rank - 2), outRows, outCols];
   return { start: [...start.slice(0, rank - 2), r0 / 2, c0 / 2], slab: { data: out, shape } };
 }
 
-/** Mean of the valid values of each 2 × 2 cell (fewer at an odd edge); NaN, or nodata, when none is. */
+/**
+ * Mean of the valid values of each 2 × 2 cell (fewer at an odd edge); NaN, or nodata, when
+ * none is. Written for V8 to keep every number unboxed (a mean stored through a variable that
+ * could also hold the nodata parameter made it allocate a heap number per cell: 5 times as
+ * slow; test/analysis/kernelAllocation.test.ts), the four reads unrolled.
+ */
 function meanOfFour(
   src: TypedArray,
   from: number,
@@ -119,28 +127,48 @@ function meanOfFour(
   cols: number,
   out: TypedArray,
   to: number,
-  nodata: number | undefined,
+  checkNodata: boolean,
+  /** The nodata value, and what a cell with no valid value gets (NaN without one). */
+  nodata: number,
 ): void {
   const outCols = Math.ceil(cols / 2);
-  const empty = nodata ?? Number.NaN;
   for (let r = 0; r < rows; r += 2) {
-    const last = r + 1 < rows ? 2 : 1;
-    let o = to + (r / 2) * outCols;
+    const top = from + r * cols;
+    const bottom = r + 1 < rows ? top + cols : -1;
+    let o = to + (r >> 1) * outCols;
     for (let c = 0; c < cols; c += 2) {
-      const wide = c + 1 < cols ? 2 : 1;
+      const wide = c + 1 < cols;
       let sum = 0;
       let count = 0;
-      for (let dr = 0; dr < last; dr++) {
-        const at = from + (r + dr) * cols + c;
-        for (let dc = 0; dc < wide; dc++) {
-          const v = src[at + dc];
-          if (v === v && v !== nodata) {
+      let v = src[top + c];
+      if (v === v && !(checkNodata && v === nodata)) {
+        sum += v;
+        count++;
+      }
+      if (wide) {
+        v = src[top + c + 1];
+        if (v === v && !(checkNodata && v === nodata)) {
+          sum += v;
+          count++;
+        }
+      }
+      if (bottom >= 0) {
+        v = src[bottom + c];
+        if (v === v && !(checkNodata && v === nodata)) {
+          sum += v;
+          count++;
+        }
+        if (wide) {
+          v = src[bottom + c + 1];
+          if (v === v && !(checkNodata && v === nodata)) {
             sum += v;
             count++;
           }
         }
       }
-      out[o++] = count > 0 ? sum / count : empty;
+      // Two stores, not one of a value that is either: that merge is where V8 boxed.
+      if (count > 0) out[o++] = sum / count;
+      else out[o++] = nodata;
     }
   }
 }
@@ -180,8 +208,24 @@ export async function writeLevels(
   for (const level of levels) {
     if (!level.variables.has(variable)) break;
     const shape: [number, number] = [Math.ceil(spatialShape[0] / previous), Math.ceil(spatialShape[1] / previous)];
-    block = halveBlock(block.start, block.slab, shape, values);
-    await level.writeBlock(variable, block.start, block.slab);
+    // A level's writer is done with a block once writeBlock resolves, so its array serves the
+    // next block; a block that comes while one is still being handed over gets its own.
+    const owner = !busy.has(level);
+    const reuse = owner ? reduced.get(level) : undefined;
+    block = halveBlock(block.start, block.slab, shape, values, reuse);
+    if (owner) {
+      reduced.set(level, reuse && block.slab.data.buffer === reuse.buffer ? reuse : block.slab.data);
+      busy.add(level);
+    }
+    try {
+      await level.writeBlock(variable, block.start, block.slab);
+    } finally {
+      if (owner) busy.delete(level);
+    }
     previous = level.factor;
   }
 }
+
+/** The array each level reduces into, kept between blocks (no garbage per block), and the levels handing one over. */
+const reduced = new WeakMap<LevelWriter, TypedArray>();
+const busy = new WeakSet<LevelWriter>();

@@ -12,6 +12,7 @@ import { describe, it } from "node:test";
 import { applyAnomalyRow } from "../../src/analysis/anomaly.js";
 import { GroupMoments } from "../../src/analysis/groupMoments.js";
 import { statisticsAccumulator } from "../../src/analysis/statistics.js";
+import { halveBlock } from "../../src/io/zarrOverviews.js";
 
 const P = 360 * 720;
 const ROUNDS = 60;
@@ -73,6 +74,18 @@ describe("streamed kernels allocate nothing per value", () => {
       let t = 0;
       const count = await minorCollections(() => m.add(values, 0, t++ % 12, NaN));
       assert.ok(count <= BOUND, `${count} minor collections`);
+    }
+  });
+
+  it("the overview level of a slice (io/zarrOverviews.ts, in the write pass)", async () => {
+    for (const values of [slice, withGaps]) {
+      for (const nodata of [undefined, -9999]) {
+        // Into one array kept between blocks, as the writer's levels do.
+        const block = { data: values, shape: [1, 360, 720] };
+        const into = new Float32Array(P / 4);
+        const count = await minorCollections(() => void halveBlock([0, 0, 0], block, [360, 720], { floating: true, nodata }, into));
+        assert.ok(count <= BOUND, `nodata ${nodata}: ${count} minor collections`);
+      }
     }
   });
 });
