@@ -18,6 +18,10 @@ export function startModuleThread(base: string, name: string, workerData: unknow
   if (!base.endsWith(".ts")) return new Worker(new URL(`./${name}.js`, base), { workerData });
   const tsxApi = import.meta.resolve("tsx/esm/api");
   const entry = new URL(`./${name}.ts`, base).href;
-  const boot = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+  // Registered after tsx, so it runs first: h5wasm loads as it is on disk (scripts/tsxPassThrough.mjs).
+  const passThrough = new URL("../../scripts/tsxPassThrough.mjs", import.meta.url).href;
+  const boot =
+    `import("node:module").then((m) => import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); ` +
+    `m.register(${JSON.stringify(passThrough)}); return import(${JSON.stringify(entry)}); }));`;
   return new Worker(boot, { eval: true, workerData });
 }
