@@ -1,10 +1,11 @@
 /**
  * Issue 11 (writer): an image zoomed out reads an overview level. A Subset job copies a
  * 600 × 1200 cube (values 4·(row + 7·col) + t, hand-checkable block means, NaN at a scatter of
- * cells) into a service, whose output then has levels 2 and 4. exportImage as a float tiff,
- * nearest neighbour on the service's own extent, answers at 1200 × 600 the cells themselves,
- * at 600 × 300 the 2 × 2 means and at 300 × 150 the means of those: values that no single
- * cell holds, so they come from the levels and not from the full grid resampled.
+ * cells) into a service, whose output then has level 2 (600 columns, the nearest to 512).
+ * exportImage as a float tiff, nearest neighbour on the service's own extent, answers at
+ * 1200 × 600 the cells themselves, at 600 × 300 the 2 × 2 means (values no single cell
+ * holds, so they come from the level and not from the full grid resampled), and at 240 × 120
+ * level 2's cells sampled. Deeper levels: test/io/zarrOverviews.test.ts.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -101,10 +102,15 @@ describe("exportImage zoomed out", () => {
     it(`draws slice ${step} from the level that matches the image's cells`, async () => {
       const full = Float32Array.from({ length: HEIGHT * WIDTH }, (_, i) => value(step, Math.floor(i / WIDTH), i % WIDTH));
       const two = halve(full, HEIGHT, WIDTH);
-      const four = halve(two, HEIGHT / 2, WIDTH / 2);
       assert.deepEqual(await exported(WIDTH, HEIGHT, step), full, "full resolution");
       assert.deepEqual(await exported(WIDTH / 2, HEIGHT / 2, step), two, "level 2");
-      assert.deepEqual(await exported(WIDTH / 4, HEIGHT / 4, step), four, "level 4");
+      // Coarser than the coarsest level (its 600 columns are the nearest to 512): level 2's
+      // cells nearest to each image cell's centre, (r + 0.5) · 2.5 of them in.
+      const fifth = Float32Array.from({ length: (HEIGHT / 5) * (WIDTH / 5) }, (_, i) => {
+        const [r, c] = [Math.floor(i / (WIDTH / 5)), i % (WIDTH / 5)];
+        return two[Math.floor((r + 0.5) * 2.5) * (WIDTH / 2) + Math.floor((c + 0.5) * 2.5)];
+      });
+      assert.deepEqual(await exported(WIDTH / 5, HEIGHT / 5, step), fifth, "level 2 sampled");
       // Between levels, the finer one: cells of 3 source cells read level 2.
       const between = await exported(WIDTH / 3, HEIGHT / 3, step);
       const r = 37;
