@@ -12,7 +12,7 @@ function dataRange(u: uPlot): [number, number] {
 }
 
 /** Show [min, max] clamped to the data, keeping its width when it can. */
-export function showRange(u: uPlot, min: number, max: number): void {
+function showRange(u: uPlot, min: number, max: number): void {
   const [lo, hi] = dataRange(u);
   const width = Math.min(max - min, hi - lo);
   if (!(width > 0)) return;

@@ -31,7 +31,7 @@ export function indexAt(variable: Variable, values: SliceValues): Record<string,
 }
 
 /** The dimension a series runs along: time when there is time, else the first that varies. */
-export function seriesDimension(variable: Variable): string {
+function seriesDimension(variable: Variable): string {
   const dims = variable.dimensions;
   return (dims.find((d) => d.name === "StdTime") ?? dims.find((d) => d.values.length > 1) ?? dims[0])?.name ?? "slice";
 }

@@ -18,7 +18,7 @@ export function slopeBandOf(trend: TrendAttribute): string | undefined {
   return bands.includes("Slope") ? "Slope" : bands.includes("Sens_Slope") ? "Sens_Slope" : undefined;
 }
 
-export const xOf = (dimension: string, value: number): number => (isTime(dimension) ? value / MS_PER_DAY : value);
+const xOf = (dimension: string, value: number): number => (isTime(dimension) ? value / MS_PER_DAY : value);
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

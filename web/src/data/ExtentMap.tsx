@@ -18,7 +18,7 @@ import { wkidOf } from "./extentText.js";
 const MERCATOR_Y = 20_037_508;
 
 /** The extent in Web Mercator, or undefined when its CRS is not one the app can draw. */
-export function mercatorExtent(e: Extent): [number, number, number, number] | undefined {
+function mercatorExtent(e: Extent): [number, number, number, number] | undefined {
   const wkid = wkidOf(e);
   if (wkid === 3857 || wkid === 102100) return [e.xmin, e.ymin, e.xmax, e.ymax];
   if (wkid !== 4326 && wkid !== 4269) return undefined;

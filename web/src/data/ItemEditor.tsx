@@ -6,7 +6,7 @@ import { useApp } from "../app/context.js";
 import { errorText } from "../app/errors.js";
 
 /** Tags typed comma-separated: trimmed, empty ones and repeats dropped. */
-export const parseTags = (text: string) => [...new Set(text.split(",").map((t) => t.trim()))].filter(Boolean);
+const parseTags = (text: string) => [...new Set(text.split(",").map((t) => t.trim()))].filter(Boolean);
 
 export function ItemEditor(props: { item: Item; onSaved(): void }) {
   const { api, announce } = useApp();

@@ -20,7 +20,7 @@ import { describeService } from "./serviceCache.js";
 import { VariablesTable } from "./VariablesTable.js";
 
 /** The job that made an item, from the properties Strata (or the ArcGIS API for Python) wrote. */
-export function sourceJobOf(item: Item): { task: string; jobId: string } | undefined {
+function sourceJobOf(item: Item): { task: string; jobId: string } | undefined {
   const p = item.properties ?? {};
   const jobId = typeof p.jobId === "string" ? p.jobId : undefined;
   const task =

@@ -13,7 +13,7 @@ import { type SliceIndex, sliceSelection } from "./rasterLayer.js";
 const MAX_SIDE = 4096;
 
 /** The service's grid size, scaled down evenly to fit the cap and the service's image limits. */
-export function gridSize(info: ServiceInfo): [number, number] {
+function gridSize(info: ServiceInfo): [number, number] {
   const { extent } = info;
   const cols = info.pixelSizeX ? Math.round((extent.xmax - extent.xmin) / info.pixelSizeX) : 1024;
   const rows = info.pixelSizeY ? Math.round((extent.ymax - extent.ymin) / info.pixelSizeY) : 512;
@@ -25,7 +25,7 @@ export function gridSize(info: ServiceInfo): [number, number] {
   return [Math.max(1, Math.floor(cols * scale)), Math.max(1, Math.floor(rows * scale))];
 }
 
-export function geotiffUrl(api: RestClient, url: string, info: ServiceInfo, variable: Variable, slice: SliceIndex, band?: number): string {
+function geotiffUrl(api: RestClient, url: string, info: ServiceInfo, variable: Variable, slice: SliceIndex, band?: number): string {
   const { extent } = info;
   const sr = extent.spatialReference?.latestWkid ?? extent.spatialReference?.wkid ?? info.spatialReference?.wkid;
   const [width, height] = gridSize(info);
