@@ -20,7 +20,7 @@ import { gridEnvelope, spatialReference } from "./info.js";
 import { servedGrid } from "./servedExtent.js";
 import { gridCrs } from "./spatial.js";
 
-export const TILE_SIZE = 256;
+const TILE_SIZE = 256;
 /** Screen resolution ArcGIS computes scales with, and its inches a metre (not 1 / 0.0254). */
 const DPI = 96;
 const INCHES_PER_METRE = 39.37;

@@ -83,7 +83,7 @@ export const DEFAULT_STANDARD_DEVIATIONS = 2;
 export const DEFAULT_MIN_PERCENT = 0.25;
 export const DEFAULT_MAX_PERCENT = 0.5;
 /** The ArcGIS Stretch function's default sigmoid strength. */
-export const DEFAULT_SIGMOID_STRENGTH = 2;
+const DEFAULT_SIGMOID_STRENGTH = 2;
 
 /**
  * Stretch values to ramp indices. `statistics` are the dataset's; they are used unless the spec
