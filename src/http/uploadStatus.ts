@@ -15,7 +15,7 @@ import type { AppContext } from "./context.js";
 import { requestParams } from "./params.js";
 import { resource } from "./route.js";
 
-export type UploadState = "processing" | "completed" | "failed";
+type UploadState = "processing" | "completed" | "failed";
 
 interface Entry {
   status: UploadState;
@@ -26,6 +26,12 @@ interface Entry {
 /** How long a status is kept after its last change. */
 const KEEP_MS = 10 * 60_000;
 const UPLOAD_ID = /^[A-Za-z0-9_-]{8,64}$/;
+
+/** The client's id for its request, refused naming uploadId unless it is a plain token. */
+function checkUploadId(id: string): string {
+  if (!UPLOAD_ID.test(id)) throw new InvalidInputError("uploadId must be 8 to 64 letters, digits, '-' or '_'", { parameter: "uploadId" });
+  return id;
+}
 
 const boards = new WeakMap<AppContext, Map<string, Entry>>();
 
@@ -51,9 +57,8 @@ export interface UploadPhases {
 export function uploadPhases(ctx: AppContext, request: FastifyRequest, username: string): UploadPhases {
   const id = requestParams(request).uploadId;
   if (id === undefined || id === "") return { say: () => undefined, during: (work) => work() };
-  if (!UPLOAD_ID.test(id)) throw new InvalidInputError("uploadId must be 8 to 64 letters, digits, '-' or '_'", { parameter: "uploadId" });
   const board = boardOf(ctx);
-  const key = `${canonicalUsername(username)}/${id}`;
+  const key = `${canonicalUsername(username)}/${checkUploadId(id)}`;
   const set = (status: UploadState, statusMessage: string) => {
     const now = Date.now();
     for (const [k, e] of board) if (now - e.updated > KEEP_MS) board.delete(k);
@@ -79,9 +84,7 @@ export function registerUploadStatus(app: FastifyInstance, ctx: AppContext): voi
     const viewer = signedIn(ctx.db, request);
     const { username, uploadId } = request.params as { username: string; uploadId: string };
     if (!sameUsername(viewer.username, username)) throw new AuthError(403, undefined, { details: ["an upload's status is its owner's"] });
-    if (!UPLOAD_ID.test(uploadId))
-      throw new InvalidInputError("uploadId must be 8 to 64 letters, digits, '-' or '_'", { parameter: "uploadId" });
-    const entry = boardOf(ctx).get(`${canonicalUsername(username)}/${uploadId}`);
+    const entry = boardOf(ctx).get(`${canonicalUsername(username)}/${checkUploadId(uploadId)}`);
     if (!entry) throw new NotFoundError(`no upload ${uploadId} is being processed (or it ended over ${KEEP_MS / 60_000} minutes ago)`);
     return { body: { uploadId, status: entry.status, statusMessage: entry.statusMessage } };
   });
