@@ -5,6 +5,7 @@
  * interceptA + slopeA·t, nodata (-999) at the hole (r 0, c 1) at every time; `b` has a
  * `level` dimension (two levels k, values 1 and 2 m) with interceptB + slopeB·t.
  */
+import { latLonDims, latLonVars } from "./latLonAxes.js";
 import { writeNetcdf3 } from "./netcdf3Writer.js";
 
 /** Slope of `a` at stored row r, column c: per day. */
@@ -18,6 +19,9 @@ export const isHole = (r: number, c: number) => r === 0 && c === 1;
 /** The valid pixels of `a`, as [row, column], row by row. */
 export const validA = [0, 1].flatMap((r) => [0, 1, 2].filter((c) => !isHole(r, c)).map((c) => [r, c] as const));
 
+const LATS = [-5, 5];
+const LONS = [-10, 0, 10];
+
 /** The value of pixel i (row-major over 2 × 3) from a function of (row, column). */
 function pixel(i: number, f: (r: number, c: number) => number): number {
   return f(Math.floor(i / 3), i % 3);
@@ -30,15 +34,9 @@ function pixel(i: number, f: (r: number, c: number) => number): number {
  */
 export async function writeTrendLines(path: string): Promise<void> {
   await writeNetcdf3(path, {
-    dims: [
-      { name: "time", size: 4, record: true },
-      { name: "level", size: 2 },
-      { name: "lat", size: 2 },
-      { name: "lon", size: 3 },
-    ],
+    dims: [{ name: "time", size: 4, record: true }, { name: "level", size: 2 }, ...latLonDims(LATS, LONS)],
     vars: [
-      { name: "lat", dims: ["lat"], type: "double", attrs: { units: "degrees_north" }, data: [-5, 5] },
-      { name: "lon", dims: ["lon"], type: "double", attrs: { units: "degrees_east" }, data: [-10, 0, 10] },
+      ...latLonVars(LATS, LONS),
       { name: "level", dims: ["level"], type: "double", attrs: { units: "m" }, data: [1, 2] },
       { name: "time", dims: ["time"], type: "double", attrs: { units: "days since 1970-01-01" }, data: (t) => [t] },
       {
