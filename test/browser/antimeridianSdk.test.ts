@@ -62,7 +62,7 @@ describe("the Maps SDK's ImageryLayer over a 0..360 global grid", { timeout: 120
       assert.ok(r1 > 150 && g1 > 190 && b1 < 90, `5 W should be viridis' yellow end, got rgb(${r1}, ${g1}, ${b1})`);
       assert.deepEqual(view.blocked, [], "requests to other hosts");
       assert.deepEqual(view.errors, [], "page errors");
-      // The SDK loaded the layer's statistics and histograms from Strata, and the extent it read is -180..180.
+      // The SDK loaded the layer's statistics and histograms from Strata.
       const asked = view.requests.map((r) => new URL(r).pathname);
       assert.ok(
         asked.some((p) => p.endsWith(`/${NAME}/ImageServer/statistics`)),
