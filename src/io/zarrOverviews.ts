@@ -85,13 +85,14 @@ export function levelChunks(chunkShape: readonly number[], spatialShape: readonl
  * The 2 × 2 reduction of a block at `start` of a level whose spatial shape is `levelShape`,
  * and where it goes in the next level. Throws when the block is not aligned (see above).
  * @example
- * const { start, slab } = halveBlock([0, 0, 0], block, [360, 720], { floating: true, nodata: undefined });
+ * const { start, slab } = halveBlock([0, 0, 0], block, [360, 720], undefined);
  */
 export function halveBlock(
   start: readonly number[],
   block: Slab,
   levelShape: readonly [number, number],
-  values: { readonly floating: boolean; readonly nodata: number | undefined },
+  /** The nodata value of floating-point blocks besides NaN (integers are never averaged). */
+  nodata: number | undefined,
   /** An array of the block's type to reduce into when it is large enough (the result is a view of it). */
   reuse?: TypedArray,
 ): { start: number[]; slab: Slab } {
@@ -108,12 +109,14 @@ export function halveBlock(
   const outCols = Math.ceil(cols / 2);
   const slices = block.data.length / (rows * cols);
   const Typed = block.data.constructor as new (length: number) => TypedArray;
+  const floating = block.data instanceof Float32Array || block.data instanceof Float64Array;
+  const check = nodata !== undefined && !Number.isNaN(nodata);
   const length = slices * outRows * outCols;
   const out = reuse && reuse.constructor === Typed && reuse.length >= length ? reuse.subarray(0, length) : new Typed(length);
   for (let s = 0; s < slices; s++) {
     const from = s * rows * cols;
     const to = s * outRows * outCols;
-    if (values.floating) meanOfFour(block.data, from, rows, cols, out, to, values.nodata !== undefined, values.nodata ?? Number.NaN);
+    if (floating) meanOfFour(block.data, from, rows, cols, out, to, check, check ? nodata : Number.NaN);
     else upperLeft(block.data, from, rows, cols, out, to);
   }
   const shape = [...block.shape.slice(0, rank - 2), outRows, outCols];
@@ -199,7 +202,7 @@ export interface LevelWriter {
  * Write the reductions of a block just written at full resolution into every level that
  * holds its variable, each from the one before.
  * @example
- * await writeLevels(levels, "tas", [0, 0, 0], slab, [360, 720], { floating: true, nodata: undefined });
+ * await writeLevels(levels, "tas", [0, 0, 0], slab, [360, 720], undefined);
  */
 export async function writeLevels(
   levels: readonly LevelWriter[],
@@ -207,7 +210,7 @@ export async function writeLevels(
   start: readonly number[],
   slab: Slab,
   spatialShape: readonly [number, number],
-  values: { readonly floating: boolean; readonly nodata: number | undefined },
+  nodata: number | undefined,
 ): Promise<void> {
   let block = { start: [...start], slab };
   let previous = 1;
@@ -218,7 +221,7 @@ export async function writeLevels(
     // next block; a block that comes while one is still being handed over gets its own.
     const owner = !busy.has(level);
     const reuse = owner ? reduced.get(level) : undefined;
-    block = halveBlock(block.start, block.slab, shape, values, reuse);
+    block = halveBlock(block.start, block.slab, shape, nodata, reuse);
     if (owner) {
       reduced.set(level, reuse && block.slab.data.buffer === reuse.buffer ? reuse : block.slab.data);
       busy.add(level);

@@ -166,7 +166,7 @@ export async function createZarrWriter(
     const writer = await createZarrWriter(join(path, level.path), levelSpec(spec, level, chunkShapes), { overviews: false });
     levelWriters.push(Object.assign(writer, { factor: level.factor, variables: new Set(level.variables) }));
   }
-  const valueKinds = new Map(spec.variables.map((v) => [v.name, valueKind(v.pixelType, v.nodata)] as const));
+  const nodata = new Map(spec.variables.map((v) => [v.name, v.nodata] as const));
   const flush = () => flushAll([...direct.values(), ...levelWriters]);
 
   return {
@@ -175,7 +175,7 @@ export async function createZarrWriter(
       const arr = arrays.get(name);
       if (!arr) throw new Error(`no variable ${name} in this writer`);
       if (!(await direct.get(name)?.tryWrite(start, slab))) await setBlock(arr, start, slab);
-      await writeLevels(levelWriters, name, start, slab, spatialShape, valueKinds.get(name)!);
+      await writeLevels(levelWriters, name, start, slab, spatialShape, nodata.get(name));
     },
     flush,
     async finish(attributes) {
@@ -222,12 +222,6 @@ function levelSpec(spec: CubeSpec, level: OverviewLevel, chunkShapes: ReadonlyMa
   return { grid: levelGrid, attributes: { ...spec.attributes, "strata:overviewFactor": f }, variables };
 }
 
-/** How a variable's blocks are reduced: means of floats, skipping nodata; nearest for integers. */
-function valueKind(pixelType: PixelType, nodata: number | undefined): { floating: boolean; nodata: number | undefined } {
-  const floating = pixelType === "F32" || pixelType === "F64";
-  return { floating, nodata: floating && nodata !== undefined && !Number.isNaN(nodata) ? nodata : undefined };
-}
-
 /** Writes blocks into a store's arrays (a ZarrWriter, or openBlockWriter on one it created). */
 export interface BlockWriter {
   /**
@@ -268,15 +262,11 @@ export async function openBlockWriter(path: string): Promise<BlockWriter> {
     levels.push(Object.assign(writer, { factor: level.factor, variables: new Set(level.variables) }));
   }
   const spatialShape = (rootAttributes["spatial:shape"] ?? [0, 0]) as [number, number];
-  const valueKinds = new Map<string, Promise<{ floating: boolean; nodata: number | undefined }>>();
-  const kindOf = async (name: string) => {
-    const meta = JSON.parse(await readFile(join(path, arrayKey(name), "zarr.json"), "utf8")) as {
-      data_type: string;
-      attributes?: { _FillValue?: number };
-    };
-    const pixelType = (Object.keys(ZARR_DTYPE) as PixelType[]).find((t) => ZARR_DTYPE[t] === meta.data_type)!;
-    return valueKind(pixelType, meta.attributes?._FillValue);
-  };
+  // Each variable's nodata, from its metadata (_FillValue; none when it is NaN).
+  const nodata = new Map<string, Promise<number | undefined>>();
+  const nodataOf = async (name: string) =>
+    (JSON.parse(await readFile(join(path, arrayKey(name), "zarr.json"), "utf8")) as { attributes?: { _FillValue?: number } }).attributes
+      ?._FillValue;
   return {
     async writeBlock(name, start, slab) {
       let writer = direct.get(name);
@@ -293,12 +283,12 @@ export async function openBlockWriter(path: string): Promise<BlockWriter> {
         await setBlock(await arr, start, slab);
       }
       if (levels.length === 0) return;
-      let kind = valueKinds.get(name);
-      if (!kind) {
-        kind = kindOf(name);
-        valueKinds.set(name, kind);
+      let value = nodata.get(name);
+      if (!value) {
+        value = nodataOf(name);
+        nodata.set(name, value);
       }
-      await writeLevels(levels, name, start, slab, spatialShape, await kind);
+      await writeLevels(levels, name, start, slab, spatialShape, await value);
     },
     flush: () => flushAll([...direct.values(), ...levels]),
   };

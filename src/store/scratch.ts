@@ -6,11 +6,10 @@
  * sweep at start) removes it too; `remove` drops it before the dataset is committed.
  */
 import { constants } from "node:fs";
-import { type FileHandle, mkdir, open, readFile, rm, writeFile } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 
 export interface Scratch {
-  write(name: string, bytes: Uint8Array): Promise<void>;
   /** The bytes of `name` (a view of what was read, not a copy). */
   read(name: string): Promise<Uint8Array>;
   /** Write typed arrays end to end as `name`, straight from their memory (no packed copy). */
@@ -38,10 +37,6 @@ export function scratchIn(datasetPath: string): Scratch {
     return join(dir, name);
   };
   return {
-    async write(name, bytes) {
-      await mkdir(dir, { recursive: true });
-      await writeFile(at(name), bytes);
-    },
     async read(name) {
       const bytes = await readFile(at(name));
       return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -83,7 +83,7 @@ describe("streamed kernels allocate nothing per value", () => {
         // Into one array kept between blocks, as the writer's levels do.
         const block = { data: values, shape: [1, 360, 720] };
         const into = new Float32Array(P / 4);
-        const count = await minorCollections(() => void halveBlock([0, 0, 0], block, [360, 720], { floating: true, nodata }, into));
+        const count = await minorCollections(() => void halveBlock([0, 0, 0], block, [360, 720], nodata, into));
         assert.ok(count <= BOUND, `nodata ${nodata}: ${count} minor collections`);
       }
     }

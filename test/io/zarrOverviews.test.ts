@@ -19,12 +19,10 @@ import { alignedFactors, halveBlock, levelChunks, overviewFactors } from "../../
 import { createZarrWriter, openBlockWriter } from "../../src/io/zarrWrite.js";
 
 describe("the 2 × 2 reduction", () => {
-  const floats = { floating: true, nodata: undefined };
-
   it("averages the valid values of each cell, an odd edge's one or two", () => {
     // 3 × 3: cells [1 2 / 4 5], [3 / 6], [7 8], [9].
     const data = Float32Array.of(1, 2, 3, 4, 5, 6, 7, 8, 9);
-    const { start, slab } = halveBlock([0, 0], { data, shape: [3, 3] }, [3, 3], floats);
+    const { start, slab } = halveBlock([0, 0], { data, shape: [3, 3] }, [3, 3], undefined);
     assert.deepEqual(start, [0, 0]);
     assert.deepEqual(slab.shape, [2, 2]);
     assert.deepEqual([...slab.data], [3, 4.5, 7.5, 9]);
@@ -32,29 +30,29 @@ describe("the 2 × 2 reduction", () => {
 
   it("skips NaN and the nodata value; a cell with none valid is nodata", () => {
     const data = Float64Array.of(NaN, 2, -9, NaN, 4, -9, -9, -9);
-    const { slab } = halveBlock([0, 4, 8], { data, shape: [1, 2, 4] }, [2, 12], { floating: true, nodata: -9 });
+    const { slab } = halveBlock([0, 4, 8], { data, shape: [1, 2, 4] }, [2, 12], -9);
     assert.deepEqual([...slab.data], [(2 + 4) / 2, -9]);
-    const nan = halveBlock([0, 0], { data: Float32Array.of(NaN, NaN, NaN, NaN), shape: [2, 2] }, [2, 2], floats);
+    const nan = halveBlock([0, 0], { data: Float32Array.of(NaN, NaN, NaN, NaN), shape: [2, 2] }, [2, 2], undefined);
     assert.ok(Number.isNaN(nan.slab.data[0]));
   });
 
   it("takes the upper-left value of integers (classes are not averaged)", () => {
     const data = Int16Array.of(1, 2, 3, 4, 5, 6, 7, 8);
-    const { slab } = halveBlock([0, 0], { data, shape: [2, 4] }, [2, 4], { floating: false, nodata: undefined });
+    const { slab } = halveBlock([0, 0], { data, shape: [2, 4] }, [2, 4], undefined);
     assert.deepEqual([...slab.data], [1, 3]);
     assert.ok(slab.data instanceof Int16Array);
   });
 
   it("reduces every slice of a block and halves only the spatial start", () => {
     const data = Float32Array.from({ length: 2 * 2 * 2 }, (_, i) => i);
-    const { start, slab } = halveBlock([5, 2, 6], { data, shape: [2, 2, 2] }, [4, 8], floats);
+    const { start, slab } = halveBlock([5, 2, 6], { data, shape: [2, 2, 2] }, [4, 8], undefined);
     assert.deepEqual(start, [5, 1, 3]);
     assert.deepEqual([...slab.data], [1.5, 5.5]);
   });
 
   it("refuses a block that starts on an odd row or is odd-sized inside the grid", () => {
-    assert.throws(() => halveBlock([1, 0], { data: new Float32Array(4), shape: [2, 2] }, [8, 8], floats), /even rows/);
-    assert.throws(() => halveBlock([0, 0], { data: new Float32Array(6), shape: [2, 3] }, [8, 8], floats), /even rows/);
+    assert.throws(() => halveBlock([1, 0], { data: new Float32Array(4), shape: [2, 2] }, [8, 8], undefined), /even rows/);
+    assert.throws(() => halveBlock([0, 0], { data: new Float32Array(6), shape: [2, 3] }, [8, 8], undefined), /even rows/);
   });
 });
 
