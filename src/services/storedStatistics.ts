@@ -11,6 +11,8 @@ import type { Statistics } from "../analysis/statistics.js";
 import { InvalidInputError } from "../cube/errors.js";
 import type { Cube, Variable } from "../cube/types.js";
 import { bandStatistics } from "./bands.js";
+import { parseRenderingRule } from "./render/renderingRule.js";
+import { parseRenderingRule } from "./render/renderingRule.js";
 import type { Histogram } from "./statisticsHistograms.js";
 import { HISTOGRAM_SIZE } from "./statisticsHistograms.js";
 
@@ -98,17 +100,7 @@ function chosenVariable(cube: Cube, params: Readonly<Record<string, string>>): V
  * ("None") is fine; any other rule would change the values, so it is refused, not ignored.
  */
 function refuseRenderingRule(text: string | undefined): void {
-  const t = text?.trim();
-  if (!t) return;
-  let rule: unknown;
-  try {
-    rule = JSON.parse(t);
-  } catch {
-    throw new InvalidInputError("renderingRule is not valid JSON", { parameter: "renderingRule" });
-  }
-  const fn = typeof rule === "object" && rule !== null ? (rule as { rasterFunction?: unknown }).rasterFunction : undefined;
-  const empty = typeof rule === "object" && rule !== null && Object.keys(rule).length === 0;
-  if (empty || (typeof fn === "string" && fn.toLowerCase() === "none")) return;
+  if (!text?.trim() || parseRenderingRule(text) === undefined) return;
   throw new InvalidInputError(
     "renderingRule: statistics and histograms are kept for the service's stored values only; ask without a renderingRule " +
       "(or with the None function)",
