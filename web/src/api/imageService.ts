@@ -1,5 +1,6 @@
 /** Hosted image services: their description, dimensions, values at a point, thumbnails, the NetCDF download. */
 import type { RestClient } from "./client.js";
+import { wkidOf } from "./spatialReference.js";
 import type { Extent, IdentifyAnswer, MultidimensionalInfo, ServiceInfo } from "./types.js";
 
 export const serviceInfo = (api: RestClient, url: string, signal?: AbortSignal) => api.get<ServiceInfo>(url, undefined, signal);
@@ -22,7 +23,7 @@ export function identifySeries(api: RestClient, url: string, x: number, y: numbe
   );
 }
 
-const isGeographic = (e: Extent) => [4326, 4269].includes(e.spatialReference?.latestWkid ?? e.spatialReference?.wkid ?? 0);
+const isGeographic = (e: Extent) => [4326, 4269].includes(wkidOf(e) ?? 0);
 
 /** A thumbnail image URL of the service's extent (a global 0..360 grid is drawn as -180..180). */
 export function thumbnailUrl(api: RestClient, url: string, extent?: Extent): string {
@@ -34,7 +35,7 @@ export function thumbnailUrl(api: RestClient, url: string, extent?: Extent): str
     bbox = [xmin, Math.max(-90, extent.ymin), xmax, Math.min(90, extent.ymax)].join(",");
   } else if (extent) {
     bbox = [extent.xmin, extent.ymin, extent.xmax, extent.ymax].join(",");
-    bboxSR = String(extent.spatialReference?.latestWkid ?? extent.spatialReference?.wkid ?? 4326);
+    bboxSR = String(wkidOf(extent) ?? 4326);
   }
   return api.url(`${url}/exportImage`, { bbox, bboxSR, size: "200,100", format: "png", f: "image" });
 }

@@ -11,9 +11,9 @@ import { transformExtent } from "ol/proj.js";
 import VectorSource from "ol/source/Vector.js";
 import { Fill, Stroke, Style } from "ol/style.js";
 import { useEffect, useRef } from "preact/hooks";
+import { wkidOf } from "../api/spatialReference.js";
 import type { Extent } from "../api/types.js";
 import { worldLayers } from "../map/worldLayers.js";
-import { wkidOf } from "./extentText.js";
 
 const MERCATOR_Y = 20_037_508;
 

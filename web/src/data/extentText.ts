@@ -1,7 +1,6 @@
 /** An extent as a person reads it: degrees with hemispheres, else map units with the CRS. */
+import { wkidOf } from "../api/spatialReference.js";
 import type { Extent } from "../api/types.js";
-
-export const wkidOf = (e: Extent) => e.spatialReference?.latestWkid ?? e.spatialReference?.wkid;
 
 export function extentText(e: Extent): string {
   const wkid = wkidOf(e);

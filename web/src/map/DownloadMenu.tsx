@@ -6,6 +6,7 @@
  */
 import type { RestClient } from "../api/client.js";
 import { netcdfDownloadUrl } from "../api/imageService.js";
+import { wkidOf } from "../api/spatialReference.js";
 import type { ServiceInfo, Variable } from "../api/types.js";
 import { type SliceIndex, sliceSelection } from "./rasterLayer.js";
 
@@ -27,7 +28,7 @@ function gridSize(info: ServiceInfo): [number, number] {
 
 function geotiffUrl(api: RestClient, url: string, info: ServiceInfo, variable: Variable, slice: SliceIndex, band?: number): string {
   const { extent } = info;
-  const sr = extent.spatialReference?.latestWkid ?? extent.spatialReference?.wkid ?? info.spatialReference?.wkid;
+  const sr = wkidOf(extent) ?? info.spatialReference?.wkid;
   const [width, height] = gridSize(info);
   return api.url(`${url}/exportImage`, {
     bbox: [extent.xmin, extent.ymin, extent.xmax, extent.ymax].join(","),

@@ -1,13 +1,14 @@
 /** Frame a service's extent in a Web Mercator view (a global grid shows the whole world). */
 import type View from "ol/View.js";
 import { transformExtent } from "ol/proj.js";
+import { wkidOf } from "../api/spatialReference.js";
 import type { Extent } from "../api/types.js";
 
 /** A global grid: the whole width, centred on the equator. */
 const WORLD: [number, number, number, number] = [-180, -75, 180, 75];
 
 export function fitView(view: View, extent: Extent, size: [number, number] | undefined): void {
-  const wkid = extent.spatialReference?.latestWkid ?? extent.spatialReference?.wkid;
+  const wkid = wkidOf(extent);
   let box: number[];
   if (wkid === 3857 || wkid === 102100) {
     box = [extent.xmin, extent.ymin, extent.xmax, extent.ymax];
