@@ -12,7 +12,6 @@ import { InvalidInputError } from "../cube/errors.js";
 import type { Cube, Variable } from "../cube/types.js";
 import { bandStatistics } from "./bands.js";
 import { parseRenderingRule } from "./render/renderingRule.js";
-import { parseRenderingRule } from "./render/renderingRule.js";
 import type { Histogram } from "./statisticsHistograms.js";
 import { HISTOGRAM_SIZE } from "./statisticsHistograms.js";
 
