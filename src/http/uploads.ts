@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { InvalidInputError, NotFoundError } from "../cube/errors.js";
 import { type Viewer, canRead } from "../portal/access.js";
 import { AuthError } from "../portal/errors.js";
-import { SERVICE_NAME_PATTERN } from "../portal/itemFields.js";
+import { checkServiceName } from "../portal/itemFields.js";
 import { type Item, type NewItem, checkNewItem, createItem, getItem } from "../portal/items.js";
 import { datasetFile, datasetIdOf, publishOutput } from "../services/publish.js";
 import { storageLeft } from "../services/quota.js";
@@ -87,11 +87,7 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
       const parsed = parseJsonParam(p.publishParameters ?? "{}", "publishParameters");
       const parameters = (typeof parsed === "object" && parsed !== null ? parsed : {}) as Record<string, unknown>;
       const serviceName = String(parameters.name ?? "").trim();
-      if (!SERVICE_NAME_PATTERN.test(serviceName)) {
-        throw new InvalidInputError("publishParameters.name must be 1-120 letters, digits or underscores", {
-          parameter: "publishParameters",
-        });
-      }
+      checkServiceName(serviceName, "publishParameters.name");
       // Held from here until its item exists or it fails: a job submitted meanwhile with this
       // name is refused at submit, as this is when a job not yet finished will create it.
       const release = holdServiceName(ctx.db, serviceName, "publishParameters", "publishParameters.name");

@@ -150,7 +150,10 @@ describe("addItem and publish", () => {
   it("publish refuses bad names, taken names and items that are not uploaded rasters", async () => {
     const bad = await post(PUBLISH, { itemId, publishParameters: JSON.stringify({ name: "has space" }) });
     assert.equal(bad.error?.code, 400);
-    assert.match(bad.error.details.join(" "), /publishParameters/);
+    assert.match(
+      bad.error.details.join(" "),
+      /^publishParameters\.name must be 1 to 120 letters, digits or underscores \(got "has space"\)$/,
+    );
     const taken = await post(PUBLISH, { itemId, publishParameters: JSON.stringify({ name: "navy_upload" }) });
     assert.equal(taken.error?.code, 400, JSON.stringify(taken));
     const service = await server.call("/rest/services/Hosted/navy_upload/ImageServer", { token });
