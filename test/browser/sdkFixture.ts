@@ -6,11 +6,10 @@
  */
 import type { Browser, Page } from "playwright-core";
 import { type LoopbackPage, launchChromium, openLoopbackPage } from "../helpers/browser.js";
-import { decodePng } from "../helpers/pngDecode.js";
 import { type TestServer, startTestServer } from "../helpers/server.js";
 import { type SdkSite, bundleSdkPage, serveSdkPage } from "./arcgisSite.js";
 import { MAP_SIZE } from "./bundle.js";
-import type { Rgb } from "./sstPicture.js";
+import { type Rgb, screenColours } from "./sstPicture.js";
 
 export interface SdkFixture {
   readonly server: TestServer;
@@ -62,10 +61,6 @@ export async function openSignedInSdkPage(fixture: SdkFixture, watch?: (page: Pa
 
 /** The colour a screenshot of the page's map shows at a longitude/latitude, placed by the harness's pixelAt. */
 export function colourAt(page: Page, png: Uint8Array): (lon: number, lat: number) => Promise<Rgb> {
-  const image = decodePng(png);
-  return async (lon, lat) => {
-    const [x, y] = await page.evaluate(([a, b]) => window.arcgisHarness!.pixelAt(a, b), [lon, lat] as const);
-    const i = (Math.floor(y) * image.width + Math.floor(x)) * 4;
-    return [image.rgba[i], image.rgba[i + 1], image.rgba[i + 2]];
-  };
+  const colourOf = screenColours(png, (place) => page.evaluate(([a, b]) => window.arcgisHarness!.pixelAt(a, b), place));
+  return (lon, lat) => colourOf([lon, lat]);
 }

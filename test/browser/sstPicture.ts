@@ -75,15 +75,10 @@ export async function readPicture(
   range: { readonly min: number; readonly max: number },
   label: string,
 ): Promise<Picture> {
-  const image = decodePng(png);
-  assert.equal(image.width, MAP_SIZE);
+  const colourOf = screenColours(png, pixelAt);
   // Read every place up front so the checks stay synchronous.
   const colours = new Map<Place, Rgb>();
-  for (const p of PLACES) {
-    const [x, y] = await pixelAt(p);
-    const i = (Math.floor(y) * image.width + Math.floor(x)) * 4;
-    colours.set(p, [image.rgba[i], image.rgba[i + 1], image.rgba[i + 2]]);
-  }
+  for (const p of PLACES) colours.set(p, await colourOf(p));
   const picture: Picture = {
     colour: (p) => colours.get(p)!,
     celsius(p) {
@@ -94,6 +89,23 @@ export async function readPicture(
     },
   };
   return picture;
+}
+
+/**
+ * The colour a screenshot of the map element shows at a place, found with the client's own
+ * projection (`pixelAt`, CSS pixels from the map's top-left corner).
+ */
+export function screenColours(
+  png: Uint8Array,
+  pixelAt: (place: Place) => Promise<readonly [number, number]>,
+): (place: Place) => Promise<Rgb> {
+  const image = decodePng(png);
+  assert.equal(image.width, MAP_SIZE);
+  return async (place) => {
+    const [x, y] = await pixelAt(place);
+    const i = (Math.floor(y) * image.width + Math.floor(x)) * 4;
+    return [image.rgba[i], image.rgba[i + 1], image.rgba[i + 2]];
+  };
 }
 
 /** Land has no data: the background shows through. */
