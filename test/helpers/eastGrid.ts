@@ -11,7 +11,7 @@ import { writeNetcdf3 } from "./netcdf3Writer.js";
 import { type TestServer, waitForJob } from "./server.js";
 
 /** The file eastGrid writes, under the directory given. */
-export const EAST_GRID_FILE = "east.nc";
+const EAST_GRID_FILE = "east.nc";
 
 /**
  * Write `dir`/east.nc: cells of `cell` degrees (360 and 180 multiples of it) centred on
