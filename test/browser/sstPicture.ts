@@ -26,18 +26,18 @@ const VIRIDIS: readonly Rgb[] = [
 ].map((h) => [parseInt(h.slice(0, 2), 16), parseInt(h.slice(2, 4), 16), parseInt(h.slice(4, 6), 16)] as const);
 
 // Places and the physical facts the checks rest on (SST in °C).
-export const LAND: readonly Place[] = [
+const LAND: readonly Place[] = [
   [15, 23], // Sahara
   [90, 45], // Dzungaria, central Asia
   [134, -25], // central Australia
   [-55, -10], // Mato Grosso, Brazil
 ];
 export const WARM_POOL: Place = [160, 0]; // western Pacific warm pool: above 28 °C all year
-export const EQUATORIAL_INDIAN: Place = [80, -5]; // above 27 °C all year
+const EQUATORIAL_INDIAN: Place = [80, -5]; // above 27 °C all year
 export const SOUTHERN_OCEAN: Place = [0, -60]; // about 0 °C in austral summer; sea ice (no SST) in winter
 export const KUROSHIO: Place = [150, 40]; // NW Pacific: about 10 °C warmer in late summer than in late winter
-export const SOUTH_ATLANTIC: Place = [-40, -40]; // southern mid-latitudes: warmer in February than in August
-export const NORWEGIAN_SEA: Place = [5, 70]; // high latitude, ice-free all year: a few °C warmer in summer
+const SOUTH_ATLANTIC: Place = [-40, -40]; // southern mid-latitudes: warmer in February than in August
+const NORWEGIAN_SEA: Place = [5, 70]; // high latitude, ice-free all year: a few °C warmer in summer
 
 const PLACES: readonly Place[] = [...LAND, WARM_POOL, EQUATORIAL_INDIAN, SOUTHERN_OCEAN, KUROSHIO, SOUTH_ATLANTIC, NORWEGIAN_SEA];
 
