@@ -13,6 +13,7 @@ import {
   type TrendStreamPlan,
   TrendSums,
   needsResiduals,
+  onePassResiduals,
   residualUnit,
   solveUnit,
   streamsTrend,
@@ -88,7 +89,14 @@ export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<
   const pixels = (u: number) => units[u].band.width * units[u].band.height;
   return {
     // The last pass reads no input: one thread writes the bands.
-    walk: { passes: write + 1, note: chosen.note, alone: [write], shares: chosen.shares },
+    walk: {
+      passes: write + 1,
+      note: residuals
+        ? `${chosen.note} RMSE, R2 and the p-value come from the sums; pass 2 reads the input again only where a fit is too close to perfect for them.`
+        : chosen.note,
+      alone: [write],
+      shares: chosen.shares,
+    },
     async compute(sink, walk) {
       const pass = walk.pass ?? 0;
       const index = walk.share?.index ?? 0;
@@ -101,6 +109,11 @@ export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<
         if (pass === 0) {
           await scratch.writeArrays(`u${u}-s${index}`, (await sumUnit(cube, stream, unit, unitWalk)).views());
         } else if (pass < write) {
+          // Only units whose residuals the sums could not give are read again.
+          if ((await readFloats(scratch, `u${u}-reread`))[0] === 0) {
+            unitWalk.onProgress(1);
+            continue;
+          }
           const partial = await residualUnit(cube, stream, unit, await readFloats(scratch, `u${u}-solution`), unitWalk);
           await scratch.writeArrays(`u${u}-r${index}`, [partial]);
         } else {
@@ -133,8 +146,15 @@ export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<
             await scratch.readArrays(`u${u}-s${s}`, other!.views());
             sums.merge(other!);
           }
-          await scratch.writeArrays(`u${u}-solution`, [solveUnit(cube, plan, unit, sums)]);
+          const solution = solveUnit(cube, plan, unit, sums);
+          await scratch.writeArrays(`u${u}-solution`, [solution]);
+          if (residuals) {
+            const onePass = onePassResiduals(cube, plan, unit, sums, solution);
+            await scratch.writeArrays(`u${u}-reread`, [Float64Array.of(onePass.exact ? 0 : 1)]);
+            if (onePass.exact) await scratch.writeArrays(`u${u}-residuals`, [onePass.residuals]);
+          }
         } else {
+          if ((await readFloats(scratch, `u${u}-reread`))[0] === 0) continue;
           const total = await readFloats(scratch, `u${u}-r0`);
           for (let s = 1; s < shares; s++) {
             const part = await readFloats(scratch, `u${u}-r${s}`);
