@@ -4,6 +4,9 @@
  */
 import { availableParallelism } from "node:os";
 import { InvalidInputError } from "../cube/errors.js";
+import { parseCacheSize } from "../io/rangeCache.js";
+import { parseS3Url } from "../io/s3Location.js";
+import { s3Settings } from "../io/s3Settings.js";
 import { IMAGE_ENCODERS, type ImageEncoder } from "../services/render/encodeImage.js";
 import { type DataStoreConfig, parseDataStoreSpec } from "../store/dataStores.js";
 import type { LogFormat } from "./requestLog.js";
@@ -38,6 +41,8 @@ export interface ServeConfig {
   readonly userQuotaBytes: number;
   /** How exportImage encodes PNG and JPEG: sharp (libvips), or the pure-JS encoders. */
   readonly imageEncoder: ImageEncoder;
+  /** Keep committed rasters under this s3://bucket/prefix instead of <dataDir>/rasters. */
+  readonly rasterStore?: string;
 }
 
 export const SERVE_OPTIONS = {
@@ -121,6 +126,11 @@ export const SERVE_OPTIONS = {
     env: "STRATA_IMAGE_ENCODER",
     help: "how exportImage encodes PNG and JPEG: sharp (libvips, the default; the js encoders if it cannot load) or js",
   },
+  "raster-store": {
+    type: "string",
+    env: "STRATA_RASTER_STORE",
+    help: "keep rasters on S3 or an S3-compatible server: s3://bucket/prefix (endpoint from AWS_ENDPOINT_URL, credentials and region from the usual AWS variables; reads go through a local cache of STRATA_RASTER_CACHE_SIZE per thread, default 512M, in STRATA_RASTER_CACHE_DIR); default: <data-dir>/rasters",
+  },
 } as const;
 
 type Values = {
@@ -165,6 +175,8 @@ export function resolveServeConfig(flags: Values, env: Record<string, string | u
   const imageEncoder = get("image-encoder") ?? "sharp";
   if (!(IMAGE_ENCODERS as readonly string[]).includes(imageEncoder))
     throw new InvalidInputError(`--image-encoder must be sharp or js; got "${imageEncoder}"`, { parameter: "image-encoder" });
+  const rasterStore = get("raster-store");
+  if (rasterStore !== undefined) checkRasterStore(rasterStore, env);
   const logFormat = get("log-format");
   if (logFormat !== undefined && logFormat !== "text" && logFormat !== "json")
     throw new InvalidInputError(`--log-format must be text or json; got "${logFormat}"`, { parameter: "log-format" });
@@ -191,7 +203,20 @@ export function resolveServeConfig(flags: Values, env: Record<string, string | u
     uploadLimitBytes: bytes(get("upload-limit") ?? "2G", "upload-limit"),
     userQuotaBytes: bytes(get("user-quota") ?? "20G", "user-quota"),
     imageEncoder: imageEncoder as ImageEncoder,
+    ...(rasterStore === undefined ? {} : { rasterStore }),
   };
+}
+
+/** An s3:// URL, and the environment S3 needs, checked before anything starts. */
+function checkRasterStore(text: string, env: Record<string, string | undefined>): void {
+  try {
+    parseS3Url(text);
+    s3Settings(env);
+    if (env.STRATA_RASTER_CACHE_SIZE) parseCacheSize(env.STRATA_RASTER_CACHE_SIZE);
+  } catch (e) {
+    if (e instanceof InvalidInputError) throw new InvalidInputError(`--raster-store: ${e.message}`, { parameter: "raster-store" });
+    throw e;
+  }
 }
 
 function integer(text: string, name: string, min: number, max: number): number {

@@ -8,7 +8,7 @@ import { createServer } from "node:net";
 import { basename, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
-import { NotFoundError } from "../cube/errors.js";
+import { InvalidInputError, NotFoundError, StrataError } from "../cube/errors.js";
 import { buildServer } from "../http/app.js";
 import type { AppContext } from "../http/context.js";
 import { OUTPUT_PARAM } from "../tasks/gp.js";
@@ -69,7 +69,13 @@ export async function startStrata(requested: ServeConfig, options: { logger?: bo
   await mkdir(config.dataDir, { recursive: true });
   const db = openMetadataDb(join(config.dataDir, "strata.db"));
   migratePortal(db);
-  const store = await openRasterStore(config.dataDir);
+  const store = await openRasterStore(config.dataDir, config.rasterStore === undefined ? {} : { remote: config.rasterStore }).catch(
+    (e: unknown) => {
+      // A bucket that is missing, refused or out of reach: the flag and the reason, at start.
+      if (config.rasterStore === undefined || !(e instanceof StrataError)) throw e;
+      throw new InvalidInputError(`--raster-store ${config.rasterStore}: ${e.message}`, { parameter: "raster-store", cause: e });
+    },
+  );
   // Downloads are written to scratch files first; a crash mid-download leaves them behind.
   await rm(join(store.dataDir, "tmp"), { recursive: true, force: true });
   const dataStores = createDataStoreRegistry([...config.dataStores]);
@@ -156,6 +162,7 @@ export async function startStrata(requested: ServeConfig, options: { logger?: bo
       await jobs.close();
       await work.close();
       await datasets.close();
+      await store.close();
       db.close();
     },
   };

@@ -1,6 +1,9 @@
 /**
  * Open any supported raster as a Cube, choosing the reader by content (magic bytes), not
- * by file name: NetCDF-3, NetCDF-4/HDF5, GeoTIFF, or a Zarr directory / HTTP(S) base.
+ * by file name: NetCDF-3, NetCDF-4/HDF5, GeoTIFF, or a Zarr directory / HTTP(S) base / S3
+ * prefix. A location is a local path, an http(s) URL, or an `s3://bucket/key` URL (a string
+ * or a URL object): Zarr on S3 is read by range requests through a local cache, a single file
+ * on S3 from a local copy (s3Files.ts).
  * Readers are imported on first use: h5wasm alone adds ~600 MB of resident memory, which a
  * process (or worker thread) that never opens an HDF5 file should not pay.
  */
@@ -10,6 +13,7 @@ import { NotFoundError, UnsupportedDataError } from "../cube/errors.js";
 import { stackCubes } from "../cube/stack.js";
 import type { Cube } from "../cube/types.js";
 import { cubeFromRaw } from "./cf.js";
+import { isS3Location, parseS3Url } from "./s3Location.js";
 
 export type RasterFormat = "netcdf3" | "netcdf4" | "geotiff" | "zarr";
 
@@ -46,6 +50,7 @@ export async function openCube(location: string | URL, label?: string): Promise<
 }
 
 async function openAt(location: string | URL): Promise<Cube> {
+  if (isS3Location(location)) return openS3(location.toString());
   if (location instanceof URL) return cubeFromRaw(await (await import("./zarrRead.js")).openZarr(location), location.href);
   const format = await detectFormat(location);
   switch (format) {
@@ -57,6 +62,38 @@ async function openAt(location: string | URL): Promise<Cube> {
       return cubeFromRaw(await (await import("./zarrRead.js")).openZarr(location), location);
     case "geotiff":
       return (await import("./geotiff.js")).openGeotiff(location);
+  }
+}
+
+/** A Zarr store under an S3 prefix, or a single file that is one object (opened from a local copy). */
+async function openS3(url: string): Promise<Cube> {
+  const where = parseS3Url(url);
+  const { s3ZarrStore, readS3Object } = await import("./s3Store.js");
+  const store = s3ZarrStore(where, url);
+  const markers = await Promise.all(["/zarr.json", "/.zgroup", "/.zarray", "/.zmetadata"].map((m) => store.get(m as `/${string}`)));
+  if (markers.some((m) => m !== undefined)) return cubeFromRaw(await (await import("./zarrRead.js")).openZarr(url), url);
+  const head = await readS3Object(where, url, { offset: 0, length: 8 });
+  if (head === undefined) throw new NotFoundError(`${url} does not exist`);
+  if (!isNetcdf3(head) && !isHdf5(head) && !isTiff(head)) {
+    throw new UnsupportedDataError(`${url} is not a format Strata reads (NetCDF-3, NetCDF-4/HDF5, GeoTIFF or Zarr)`);
+  }
+  const copy = await (await import("./s3Files.js")).localCopy(where, url);
+  try {
+    // Messages name the object, not the local copy; the copy stays pinned while the cube is open.
+    const cube = await openCube(copy.path, url);
+    return {
+      ...cube,
+      close: async () => {
+        try {
+          await cube.close();
+        } finally {
+          copy.release();
+        }
+      },
+    };
+  } catch (e) {
+    copy.release();
+    throw e;
   }
 }
 

@@ -4,8 +4,8 @@
  * the existing item at a new dataset in one UPDATE (atomic for readers), then removes the
  * old dataset. Item id and URL never change on update.
  */
-import { join } from "node:path";
 import { InvalidInputError } from "../cube/errors.js";
+import { joinLocation } from "../io/s3Location.js";
 import { canWrite, type Viewer } from "../portal/access.js";
 import { type NewItem, checkNewItem, createItem, getItem, getItemByServiceName, updateItem } from "../portal/items.js";
 import { directorySize } from "../store/diskUsage.js";
@@ -96,12 +96,12 @@ export function canUpdateService(viewer: Viewer, item: { owner: string; serviceN
 }
 
 /**
- * Where an item's raster is: its dataset directory (a Zarr store), or the single file an
- * upload put in it (`properties.file`).
+ * Where an item's raster is: its dataset's location (a Zarr store: a directory, or an S3
+ * prefix), or the single file an upload put in it (`properties.file`).
  * @example
  * const path = datasetFile(await store.resolve(datasetIdOf(item)!), item);
  */
 export function datasetFile(dir: string, item: { properties: Record<string, unknown> }): string {
   const file = item.properties.file;
-  return typeof file === "string" && /^[A-Za-z0-9_-]+\.[a-z0-9]+$/.test(file) ? join(dir, file) : dir;
+  return typeof file === "string" && /^[A-Za-z0-9_-]+\.[a-z0-9]+$/.test(file) ? joinLocation(dir, file) : dir;
 }

@@ -1,11 +1,12 @@
 /**
- * Bytes a dataset takes on disk: what quotas count. Links are not followed (a dataset holds
+ * Bytes a dataset takes on disk, or under its S3 prefix (a listing): what quotas count. Links are not followed (a dataset holds
  * none of its own; one that did would not get to count what it points at). A Zarr output holds
  * thousands of chunk files, so their sizes are asked many at a time (one after another took
  * about 0.9 s for a 1461-step daily output, all of it on the critical path of publishing).
  */
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
+import { isS3Location, parseS3Url } from "../io/s3Location.js";
 
 /** lstat calls in flight at once: enough to keep libuv's threads busy, few enough for any machine. */
 const CONCURRENCY = 64;
@@ -13,8 +14,18 @@ const CONCURRENCY = 64;
 /**
  * @example
  * await directorySize("/data/rasters/01JABC"); // 48213504
+ * await directorySize("s3://rasters/strata/01JABC"); // 48213504
  */
 export async function directorySize(path: string): Promise<number> {
+  if (isS3Location(path)) {
+    const where = parseS3Url(path);
+    const { listS3Objects, s3ObjectSize } = await import("../io/s3Store.js");
+    const object = await s3ObjectSize(where, "a dataset");
+    if (object !== undefined) return object;
+    let total = 0;
+    for await (const o of listS3Objects(where, "a dataset")) total += o.size;
+    return total;
+  }
   const info = await lstat(path);
   if (!info.isDirectory()) return info.isFile() ? info.size : 0;
   let total = 0;

@@ -1,32 +1,31 @@
 /**
- * The raster store: datasets under `<dataDir>/rasters/<id>`, written in
- * `<dataDir>/rasters/.pending/<id>` and renamed into place on commit, so a reader sees a
- * dataset whole or not at all. Removal renames into `<dataDir>/rasters/.trash/` first, so
- * it is atomic too. Ids never start with "." (see datasetId.ts), so the two work
- * directories can never be mistaken for datasets.
+ * The raster store: where datasets live, written then committed so that a reader sees a
+ * dataset whole or not at all, and removed atomically. Two kinds, one interface:
+ *
+ * - local (the default): datasets under `<dataDir>/rasters/<id>`, written in
+ *   `<dataDir>/rasters/.pending/<id>` and renamed into place on commit. Removal renames into
+ *   `<dataDir>/rasters/.trash/` first, so it is atomic too. Ids never start with "." (see
+ *   datasetId.ts), so the two work directories can never be mistaken for datasets.
+ * - S3 (`strata serve --raster-store s3://bucket/prefix`, s3RasterStore.ts): written in the
+ *   same local pending directory, uploaded on commit, made visible by one final put.
+ *
+ * A data directory remembers which kind its server opened (`rasters/store.json`, no secrets
+ * in it), so that the job and work threads attaching to it (`sweep: false`) write where the
+ * server reads without being told.
  */
 
-import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
+import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join, resolve as resolvePath } from "node:path";
-import { NotFoundError } from "../cube/errors.js";
+import { CorruptDataError, NotFoundError } from "../cube/errors.js";
 import { datasetIdTime, isDatasetId, newDatasetId } from "./datasetId.js";
 import { fsyncDir } from "./fsyncDir.js";
+import { type PendingDataset, pendingDataset } from "./pendingDataset.js";
 
 export { newDatasetId, isDatasetId } from "./datasetId.js";
+export type { PendingDataset } from "./pendingDataset.js";
 
 /** Where the server keeps everything unless configured otherwise (the CLI applies it). */
 export const DEFAULT_DATA_DIR = "./data";
-
-/** A dataset being written: invisible until `commit()`. */
-export interface PendingDataset {
-  readonly id: string;
-  /** Directory to write into (e.g. the Zarr store root). */
-  readonly path: string;
-  /** Atomically publish the dataset; resolves to its final path. Idempotent. */
-  commit(): Promise<string>;
-  /** Delete what was written. Idempotent; a no-op once committed (use `remove(id)` then). */
-  abort(): Promise<void>;
-}
 
 /** Names removed by a sweep. */
 export interface SweepReport {
@@ -45,12 +44,17 @@ export interface SweepOptions {
 }
 
 export interface RasterStore {
-  /** Absolute data directory. */
+  /** Absolute data directory (pending datasets and scratch live under it, whatever the kind). */
   readonly dataDir: string;
+  /** Where committed datasets live, for operators: a directory, or an s3:// URL (never a secret). */
+  readonly location: string;
   /** What the sweep at open removed (empty when opened with `sweep: false`). */
   readonly swept: SweepReport;
   begin(): Promise<PendingDataset>;
-  /** Absolute path of committed dataset `id`; NotFoundError if malformed or absent. */
+  /**
+   * Location of committed dataset `id` (io/s3Location.ts's DatasetLocation: an absolute path,
+   * or the s3:// URL of its prefix), for io/open.ts; NotFoundError if malformed or absent.
+   */
   resolve(id: string): Promise<string>;
   /** Ids of committed datasets, oldest first. */
   list(): Promise<string[]>;
@@ -62,6 +66,8 @@ export interface RasterStore {
    * A no-op if it is gone or was committed.
    */
   discardPending(id: string): Promise<void>;
+  /** Stop background work (the S3 store's periodic sweep). */
+  close(): Promise<void>;
 }
 
 export interface OpenOptions {
@@ -70,7 +76,16 @@ export interface OpenOptions {
    * process or thread already opened, whose writers may be mid-way.
    */
   readonly sweep?: boolean;
+  /**
+   * Keep committed datasets on S3 under this `s3://bucket/prefix` instead of the data
+   * directory. Undefined: whatever the data directory's server chose (when attaching), or
+   * local (when opening as the server).
+   */
+  readonly remote?: string;
 }
+
+/** The file that says where a data directory's rasters are: `{"url":"s3://..."}`, absent for local. */
+const BINDING = "store.json";
 
 /**
  * Open (creating if needed) the raster store under `dataDir`.
@@ -88,6 +103,33 @@ export interface OpenOptions {
  */
 export async function openRasterStore(dataDir: string, options: OpenOptions = {}): Promise<RasterStore> {
   const absDataDir = resolvePath(dataDir);
+  const binding = join(absDataDir, "rasters", BINDING);
+  const owner = options.sweep !== false;
+  const remote = options.remote ?? (owner ? undefined : await boundRemote(binding));
+  if (remote !== undefined) {
+    const { openS3RasterStore } = await import("./s3RasterStore.js");
+    const store = await openS3RasterStore(absDataDir, remote, { sweep: owner });
+    if (owner) await writeFile(binding, JSON.stringify({ url: store.location }) + "\n");
+    return store;
+  }
+  if (owner) await rm(binding, { force: true });
+  return openLocalRasterStore(absDataDir, options);
+}
+
+async function boundRemote(binding: string): Promise<string | undefined> {
+  let text: string;
+  try {
+    text = await readFile(binding, "utf8");
+  } catch (err) {
+    if (errnoCode(err) === "ENOENT") return undefined;
+    throw err;
+  }
+  const url = (JSON.parse(text) as { url?: unknown }).url;
+  if (typeof url !== "string") throw new CorruptDataError(`${binding} does not say where the rasters are`);
+  return url;
+}
+
+async function openLocalRasterStore(absDataDir: string, options: OpenOptions): Promise<RasterStore> {
   const root = join(absDataDir, "rasters");
   const pendingDir = join(root, ".pending");
   const trashDir = join(root, ".trash");
@@ -123,7 +165,13 @@ export async function openRasterStore(dataDir: string, options: OpenOptions = {}
     const path = join(pendingDir, id);
     await mkdir(pendingDir, { recursive: true });
     await mkdir(path); // not recursive: an existing directory would be a bug, so fail loudly
-    return pendingDataset(id, path, join(root, id), root);
+    const finalPath = join(root, id);
+    return pendingDataset(
+      id,
+      path,
+      () => renameIntoPlace(id, path, finalPath, root),
+      () => rm(path, { recursive: true, force: true }),
+    );
   };
 
   const resolve = async (id: string): Promise<string> => {
@@ -168,6 +216,7 @@ export async function openRasterStore(dataDir: string, options: OpenOptions = {}
 
   return {
     dataDir: absDataDir,
+    location: root,
     swept,
     begin,
     resolve,
@@ -175,53 +224,25 @@ export async function openRasterStore(dataDir: string, options: OpenOptions = {}
     remove,
     sweepPending,
     discardPending,
+    close: async () => {},
   };
 }
 
-function pendingDataset(id: string, path: string, finalPath: string, root: string): PendingDataset {
-  let state: "open" | "committed" | "aborted" = "open";
-  let committing: Promise<string> | undefined;
-
-  const doCommit = async (): Promise<string> => {
-    try {
-      await fsyncDir(path);
-      await rename(path, finalPath);
-    } catch (err) {
-      if (errnoCode(err) === "ENOENT") {
-        state = "aborted";
-        throw new NotFoundError(`Dataset ${id} can no longer be committed: its pending directory is gone (swept or aborted).`);
-      }
-      throw err;
+async function renameIntoPlace(id: string, path: string, finalPath: string, root: string): Promise<string> {
+  try {
+    await fsyncDir(path);
+    await rename(path, finalPath);
+  } catch (err) {
+    if (errnoCode(err) === "ENOENT") {
+      throw new NotFoundError(`Dataset ${id} can no longer be committed: its pending directory is gone (swept or aborted).`);
     }
-    await fsyncDir(root);
-    state = "committed";
-    return finalPath;
-  };
-
-  return {
-    id,
-    path,
-    commit() {
-      if (state === "aborted") {
-        return Promise.reject(new Error(`Dataset ${id} was aborted and cannot be committed.`));
-      }
-      // A failed commit may be retried; a successful one is remembered.
-      committing ??= doCommit().catch((err: unknown) => {
-        committing = undefined;
-        throw err;
-      });
-      return committing;
-    },
-    async abort() {
-      if (committing) await committing.catch(() => undefined);
-      if (state === "committed") return;
-      state = "aborted";
-      await rm(path, { recursive: true, force: true });
-    },
-  };
+    throw err;
+  }
+  await fsyncDir(root);
+  return finalPath;
 }
 
-async function listNames(dir: string): Promise<string[]> {
+export async function listNames(dir: string): Promise<string[]> {
   try {
     return await readdir(dir);
   } catch (err) {
@@ -240,7 +261,7 @@ async function isDirectory(path: string): Promise<boolean> {
 }
 
 // Ids come from users: quote them, and keep a hostile one from flooding the message.
-function describeId(id: string): string {
+export function describeId(id: string): string {
   return JSON.stringify(id.length > 64 ? id.slice(0, 64) + "…" : id);
 }
 

@@ -4,12 +4,12 @@
  * of its own (datasets never change, so an entry never goes stale), and raster stores too.
  * Its settings (protocol.ts ThreadSettings) come as workerData.
  */
-import { join } from "node:path";
 import { workerData } from "node:worker_threads";
 import type { Statistics } from "../../analysis/statistics.js";
 import type { Cube } from "../../cube/types.js";
 import { writeNetcdf4 } from "../../io/netcdf4Write.js";
 import { openCube } from "../../io/open.js";
+import { joinLocation } from "../../io/s3Location.js";
 import { directorySize } from "../../store/diskUsage.js";
 import { type RasterStore, openRasterStore } from "../../store/rasterStore.js";
 import { copyIntoStore } from "../../tasks/subset.js";
@@ -64,7 +64,7 @@ const HANDLERS: Handlers = {
     const { cube, statistics } = await cubeAt(path);
     const plan = { ...planExport(cube, statistics, caseInsensitive({ ...params })), ...(validWindow ? { validWindow } : {}) };
     const level = plan.slice && overviewFor(cube, plan.slice.variable.name, plan.target);
-    const source = level ? (await cubeAt(join(path, level.path))).cube : cube;
+    const source = level ? (await cubeAt(joinLocation(path, level.path))).cube : cube;
     return renderExport(source, statistics, plan, { encoder: settings.imageEncoder });
   },
   async identify({ path, params }) {
