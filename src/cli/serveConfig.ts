@@ -9,6 +9,7 @@ import { parseS3Url } from "../io/s3Location.js";
 import { s3Settings } from "../io/s3Settings.js";
 import { IMAGE_ENCODERS, type ImageEncoder } from "../services/render/encodeImage.js";
 import { type DataStoreConfig, parseDataStoreSpec } from "../store/dataStores.js";
+import { checkPostgresUrl } from "../store/postgresDb.js";
 import type { LogFormat } from "./requestLog.js";
 
 export interface ServeConfig {
@@ -17,6 +18,11 @@ export interface ServeConfig {
   /** Public base URL, no trailing slash (its path is the route prefix). */
   readonly publicUrl: string;
   readonly dataDir: string;
+  /**
+   * Where the metadata database is: a postgres:// URL (several API nodes may share it), or
+   * undefined for the embedded SQLite file <dataDir>/strata.db. May hold a password: never print it.
+   */
+  readonly metadata?: string;
   readonly workers: number;
   readonly jobThreads: number;
   readonly jobTimeLimitMs: number;
@@ -50,6 +56,11 @@ export const SERVE_OPTIONS = {
   port: { type: "string", env: "STRATA_PORT", help: "port (default 8080; 0 picks a free one)" },
   "public-url": { type: "string", env: "STRATA_PUBLIC_URL", help: "base URL clients use (default http://<host>:<port>/arcgis)" },
   "data-dir": { type: "string", env: "STRATA_DATA_DIR", help: "metadata database and raster store (default ./data)" },
+  metadata: {
+    type: "string",
+    env: "STRATA_METADATA",
+    help: "keep users, tokens, items and jobs in PostgreSQL, shared by every API node: postgres://user@host:5432/db (the password from PGPASSWORD, or in the URL given through the environment variable, out of ps and shell history); default: SQLite in <data-dir>/strata.db",
+  },
   workers: { type: "string", env: "STRATA_WORKERS", help: "worker threads running jobs (default: the number of cores)" },
   "job-threads": {
     type: "string",
@@ -175,6 +186,8 @@ export function resolveServeConfig(flags: Values, env: Record<string, string | u
   const imageEncoder = get("image-encoder") ?? "sharp";
   if (!(IMAGE_ENCODERS as readonly string[]).includes(imageEncoder))
     throw new InvalidInputError(`--image-encoder must be sharp or js; got "${imageEncoder}"`, { parameter: "image-encoder" });
+  const metadata = get("metadata");
+  if (metadata !== undefined) checkPostgresUrl(metadata, "metadata");
   const rasterStore = get("raster-store");
   if (rasterStore !== undefined) checkRasterStore(rasterStore, env);
   const logFormat = get("log-format");
@@ -185,6 +198,7 @@ export function resolveServeConfig(flags: Values, env: Record<string, string | u
     port,
     publicUrl,
     dataDir: get("data-dir") ?? "./data",
+    ...(metadata === undefined ? {} : { metadata }),
     workers: integer(get("workers") ?? String(availableParallelism()), "workers", 1, 256),
     jobThreads: integer(get("job-threads") ?? String(availableParallelism()), "job-threads", 1, 256),
     jobTimeLimitMs: duration(get("job-time-limit") ?? "6h", "job-time-limit"),

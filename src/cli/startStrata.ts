@@ -26,7 +26,7 @@ import { loadSharp } from "../services/render/sharpImage.js";
 import { createWorkPool } from "../services/work/pool.js";
 import { type ServerUrls, toolsUrl } from "../services/urls.js";
 import { createDataStoreRegistry } from "../store/dataStores.js";
-import { type MetadataDb, openMetadataDb } from "../store/metadataDb.js";
+import { type MetadataDatabase, type MetadataDb, openMetadataDb } from "../store/metadataDb.js";
 import { type RasterStore, openRasterStore } from "../store/rasterStore.js";
 import { TASKS } from "../tasks/registry.js";
 import { copyIntoStore } from "../tasks/subset.js";
@@ -43,7 +43,7 @@ export interface RunningStrata {
   readonly adminPassword?: string;
   readonly server: FastifyInstance;
   readonly jobs: JobService;
-  readonly db: MetadataDb;
+  readonly db: MetadataDatabase;
   readonly store: RasterStore;
   /** Graceful stop: no new requests, running jobs handed back to the queue. */
   close(): Promise<void>;
@@ -67,8 +67,17 @@ const WORKER_MODULE = new URL(`../tasks/worker${extname(fileURLToPath(import.met
 export async function startStrata(requested: ServeConfig, options: { logger?: boolean | object } = {}): Promise<RunningStrata> {
   const config = await withConcretePort(requested);
   await mkdir(config.dataDir, { recursive: true });
-  const db = openMetadataDb(join(config.dataDir, "strata.db"));
-  migratePortal(db);
+  const db = await openMetadataDb(config.metadata ?? join(config.dataDir, "strata.db"));
+  try {
+    return await startOn(db, config, options);
+  } catch (e) {
+    await db.close().catch(() => undefined);
+    throw e;
+  }
+}
+
+async function startOn(db: MetadataDatabase, config: ServeConfig, options: { logger?: boolean | object }): Promise<RunningStrata> {
+  await migratePortal(db);
   const store = await openRasterStore(config.dataDir, config.rasterStore === undefined ? {} : { remote: config.rasterStore }).catch(
     (e: unknown) => {
       // A bucket that is missing, refused or out of reach: the flag and the reason, at start.
@@ -99,7 +108,11 @@ export async function startStrata(requested: ServeConfig, options: { logger?: bo
       const target = (job.options as { output: OutputTarget }).output;
       const published = await publishOutput(db, store, urls, target, job.owner, (output as RunOutput).datasetId);
       // The item says which job made it (the web app's item page links to it).
-      recordSourceJob(db, published.itemId, { jobUrl: `${toolsUrl(urls)}/${job.task}/jobs/${job.id}`, jobId: job.id, task: job.task });
+      await recordSourceJob(db, published.itemId, {
+        jobUrl: `${toolsUrl(urls)}/${job.task}/jobs/${job.id}`,
+        jobId: job.id,
+        task: job.task,
+      });
       return { [OUTPUT_PARAM]: { url: published.url, itemId: published.itemId } } as JsonObject;
     },
     // A run that did not succeed leaves nothing: its pending dataset, or a dataset committed
@@ -163,7 +176,7 @@ export async function startStrata(requested: ServeConfig, options: { logger?: bo
       await work.close();
       await datasets.close();
       await store.close();
-      db.close();
+      await db.close();
     },
   };
 }
@@ -203,7 +216,7 @@ async function publishSamples(db: MetadataDb, store: RasterStore, urls: ServerUr
   }
   for (const file of files) {
     const name = basename(file, extname(file));
-    if (getItemByServiceName(db, name)) continue;
+    if (await getItemByServiceName(db, name)) continue;
     const cube = await openCube(join(dir, file));
     let datasetId: string;
     try {
@@ -220,6 +233,6 @@ async function publishSamples(db: MetadataDb, store: RasterStore, urls: ServerUr
       "admin",
       datasetId,
     );
-    shareItem(db, itemId, "public");
+    await shareItem(db, itemId, "public");
   }
 }

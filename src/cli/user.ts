@@ -2,11 +2,12 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { InvalidInputError } from "../cube/errors.js";
+import { checkPostgresUrl } from "../store/postgresDb.js";
 import { openPortalDb } from "../portal/schema.js";
 import { createUser, listUsers, removeUser, ROLES, setPassword, type Role, type User } from "../portal/users.js";
 import { type Command, parseCommandArgs } from "./command.js";
 
-const USAGE = `Usage: strata user <add|passwd|list|remove> ... [--data-dir DIR]
+const USAGE = `Usage: strata user <add|passwd|list|remove> ... [--data-dir DIR | --metadata URL]
 
 Manage the users of the portal (they sign in with generateToken). Usernames are 1 to 64
 letters, digits, '_', '.', '@' or '-', and case-insensitive. Passwords have at least 8
@@ -31,7 +32,10 @@ Options:
   --email E        contact address
   --json           print JSON (epoch milliseconds) instead of a table
   --data-dir DIR   the data directory (default: $STRATA_DATA_DIR, else ./data); the
-                   database is DIR/strata.db and the directory is created if needed`;
+                   database is DIR/strata.db and the directory is created if needed
+  --metadata URL   the PostgreSQL database the servers share instead (as strata serve
+                   --metadata; default: $STRATA_METADATA), e.g. postgres://strata@db:5432/strata
+                   with the password in PGPASSWORD`;
 
 const OPTIONS = {
   role: { type: "string" },
@@ -40,6 +44,7 @@ const OPTIONS = {
   email: { type: "string" },
   json: { type: "boolean" },
   "data-dir": { type: "string" },
+  metadata: { type: "string" },
 } as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -66,14 +71,16 @@ export function makeUserCommand(env: Env): Command {
       const allowed = sub !== undefined && Object.hasOwn(ALLOWED, sub) ? ALLOWED[sub] : undefined;
       if (!allowed) throw new InvalidInputError(`expected add, passwd, list or remove, got ${sub ?? "nothing"}; see strata user --help`);
       for (const flag of Object.keys(values))
-        if (flag !== "data-dir" && !allowed.includes(flag as keyof typeof OPTIONS))
+        if (flag !== "data-dir" && flag !== "metadata" && !allowed.includes(flag as keyof typeof OPTIONS))
           throw new InvalidInputError(`--${flag} does not apply to 'strata user ${sub}'; see strata user --help`);
       const expected = sub === "list" ? 0 : 1;
       if (names.length !== expected)
         throw new InvalidInputError(`'strata user ${sub}' takes ${expected ? "one username" : "no argument"}; see strata user --help`);
+      const metadata = values.metadata ?? (env.STRATA_METADATA || undefined);
+      if (metadata !== undefined) checkPostgresUrl(metadata, "metadata");
       const dataDir = resolve(values["data-dir"] ?? env.STRATA_DATA_DIR ?? "./data");
-      mkdirSync(dataDir, { recursive: true });
-      const db = openPortalDb(join(dataDir, "strata.db"));
+      if (metadata === undefined) mkdirSync(dataDir, { recursive: true });
+      const db = await openPortalDb(metadata ?? join(dataDir, "strata.db"));
       try {
         if (sub === "add") {
           const user = await createUser(db, {
@@ -84,20 +91,20 @@ export function makeUserCommand(env: Env): Command {
             email: values.email,
           });
           out.stdout(`created user ${user.username} (${user.role})\n`);
-          if (!listUsers(db).some((u) => u.role === "admin"))
+          if (!(await listUsers(db)).some((u) => u.role === "admin"))
             out.stderr(`warning: there is no admin yet; add one with strata user add <name> --role admin\n`);
         } else if (sub === "passwd") {
           await setPassword(db, names[0], password(values.password, env));
           out.stdout(`password changed for ${names[0]}; their tokens were revoked\n`);
         } else if (sub === "list") {
-          const users = listUsers(db);
+          const users = await listUsers(db);
           out.stdout(values.json ? `${JSON.stringify(users, null, 2)}\n` : formatUsers(users));
         } else {
-          removeUser(db, names[0]);
+          await removeUser(db, names[0]);
           out.stdout(`removed user ${names[0]}\n`);
         }
       } finally {
-        db.close();
+        await db.close();
       }
       return 0;
     },

@@ -28,20 +28,20 @@ export function tokenOf(request: FastifyRequest): string | undefined {
  * The signed-in user, or undefined for an anonymous request (allowed only when the
  * server was started with anonymous access; otherwise 499 Token Required).
  */
-export function viewerOf(db: MetadataDb, request: FastifyRequest, allowAnonymous: boolean): Viewer {
+export async function viewerOf(db: MetadataDb, request: FastifyRequest, allowAnonymous: boolean): Promise<Viewer> {
   const token = tokenOf(request);
   if (!token) {
     if (allowAnonymous) return undefined;
     throw new AuthError(499);
   }
   const referer = typeof request.headers.referer === "string" ? request.headers.referer : undefined;
-  const user = resolveToken(db, token, { referer, ip: request.ip });
+  const user = await resolveToken(db, token, { referer, ip: request.ip });
   return { username: user.username, role: user.role };
 }
 
 /** A signed-in user is required whatever the server's anonymous setting. */
-export function signedIn(db: MetadataDb, request: FastifyRequest): NonNullable<Viewer> {
-  const viewer = viewerOf(db, request, false);
+export async function signedIn(db: MetadataDb, request: FastifyRequest): Promise<NonNullable<Viewer>> {
+  const viewer = await viewerOf(db, request, false);
   return viewer!;
 }
 
@@ -49,10 +49,10 @@ export function signedIn(db: MetadataDb, request: FastifyRequest): NonNullable<V
  * The signed-in caller acting in their own content (the route's `:username`), who must be a
  * publisher or an admin; `what` names the action in the 403's details.
  * @example
- * const viewer = publisherInOwnContent(ctx.db, request, "adding data");
+ * const viewer = await publisherInOwnContent(ctx.db, request, "adding data");
  */
-export function publisherInOwnContent(db: MetadataDb, request: FastifyRequest, what: string): NonNullable<Viewer> {
-  const viewer = signedIn(db, request);
+export async function publisherInOwnContent(db: MetadataDb, request: FastifyRequest, what: string): Promise<NonNullable<Viewer>> {
+  const viewer = await signedIn(db, request);
   const { username } = request.params as { username: string };
   if (!sameUsername(viewer.username, username)) throw new AuthError(403, undefined, { details: [`${what} is for your own content only`] });
   if (!canRunAnalysis(viewer)) throw new AuthError(403, undefined, { details: [`${what} needs the publisher or admin role`] });

@@ -74,13 +74,13 @@ export function registerGpServer(app: FastifyInstance, ctx: AppContext): void {
 
   resource(app, `${TOOLS_PATH}/:task/submitJob`, (request) => submit(ctx, request, taskOf(ctx, request)));
 
-  resource(app, `${TOOLS_PATH}/:task/jobs`, (request) => {
+  resource(app, `${TOOLS_PATH}/:task/jobs`, async (request) => {
     const task = taskOf(ctx, request);
-    const viewer = signedIn(ctx.db, request);
+    const viewer = await signedIn(ctx.db, request);
     const p = requestParams(request);
     const start = pagingNumber(p.start, "start", 1);
     const num = Math.min(ctx.maximumRecords, pagingNumber(p.num, "num", 50));
-    const page = ctx.jobs.list({
+    const page = await ctx.jobs.list({
       task: task.info.name,
       owner: isAdmin(viewer) ? undefined : viewer.username,
       offset: start - 1,
@@ -91,8 +91,8 @@ export function registerGpServer(app: FastifyInstance, ctx: AppContext): void {
     return { body: { total: page.total, start, num: jobs.length, nextStart, jobs } };
   });
 
-  resource(app, `${TOOLS_PATH}/:task/jobs/:jobId`, (request) => {
-    const job = jobOf(ctx, request);
+  resource(app, `${TOOLS_PATH}/:task/jobs/:jobId`, async (request) => {
+    const job = await jobOf(ctx, request);
     const body = jobJson(job, (requestParams(request).returnMessages ?? "true").toLowerCase() !== "false");
     return {
       body,
@@ -112,32 +112,32 @@ export function registerGpServer(app: FastifyInstance, ctx: AppContext): void {
     };
   });
 
-  resource(app, `${TOOLS_PATH}/:task/jobs/:jobId/results`, (request) => {
-    const job = succeeded(jobOf(ctx, request));
+  resource(app, `${TOOLS_PATH}/:task/jobs/:jobId/results`, async (request) => {
+    const job = succeeded(await jobOf(ctx, request));
     return { body: { results: RESULT_ALIASES.map((name) => resultJson(job, name)) } };
   });
-  resource(app, `${TOOLS_PATH}/:task/jobs/:jobId/results/:name`, (request) => {
-    const job = succeeded(jobOf(ctx, request));
+  resource(app, `${TOOLS_PATH}/:task/jobs/:jobId/results/:name`, async (request) => {
+    const job = succeeded(await jobOf(ctx, request));
     const { name } = request.params as { name: string };
     if (!RESULT_ALIASES.some((n) => n.toLowerCase() === name.toLowerCase()))
       throw new NotFoundError(`Job ${job.id} has no result named ${name}.`);
     return { body: resultJson(job, name) };
   });
 
-  resource(app, `${TOOLS_PATH}/:task/jobs/:jobId/inputs`, (request) => {
-    const job = jobOf(ctx, request);
+  resource(app, `${TOOLS_PATH}/:task/jobs/:jobId/inputs`, async (request) => {
+    const job = await jobOf(ctx, request);
     return { body: { inputs: Object.keys(job.inputs).map((name) => inputJson(ctx, job, name)) } };
   });
-  resource(app, `${TOOLS_PATH}/:task/jobs/:jobId/inputs/:name`, (request) => {
-    const job = jobOf(ctx, request);
+  resource(app, `${TOOLS_PATH}/:task/jobs/:jobId/inputs/:name`, async (request) => {
+    const job = await jobOf(ctx, request);
     const { name } = request.params as { name: string };
     const key = Object.keys(job.inputs).find((k) => k.toLowerCase() === name.toLowerCase());
     if (!key) throw new NotFoundError(`Job ${job.id} has no input named ${name}.`);
     return { body: inputJson(ctx, job, key) };
   });
 
-  resource(app, `${TOOLS_PATH}/:task/jobs/:jobId/cancel`, (request) => {
-    const job = ctx.jobs.cancel(jobOf(ctx, request).id);
+  resource(app, `${TOOLS_PATH}/:task/jobs/:jobId/cancel`, async (request) => {
+    const job = await ctx.jobs.cancel((await jobOf(ctx, request)).id);
     return { body: { jobId: job.id, jobStatus: job.status } };
   });
 }
@@ -159,17 +159,17 @@ function taskOf(ctx: AppContext, request: FastifyRequest): TaskDefinition {
 }
 
 /** The job, if the caller may see it: its owner or an admin (SPEC §12). */
-function jobOf(ctx: AppContext, request: FastifyRequest): JobRecord {
-  const viewer = signedIn(ctx.db, request);
+async function jobOf(ctx: AppContext, request: FastifyRequest): Promise<JobRecord> {
+  const viewer = await signedIn(ctx.db, request);
   const { task, jobId } = request.params as { task: string; jobId: string };
-  const job = ctx.jobs.get(jobId);
+  const job = await ctx.jobs.get(jobId);
   if (!job || job.task.toLowerCase() !== task.toLowerCase()) throw new NotFoundError(`Job ${jobId} does not exist.`);
   if (!sameUsername(job.owner, viewer.username) && !isAdmin(viewer)) throw new AuthError(403);
   return job;
 }
 
 async function submit(ctx: AppContext, request: FastifyRequest, task: TaskDefinition): Promise<Answer> {
-  const viewer: Viewer = viewerOf(ctx.db, request, false);
+  const viewer: Viewer = await viewerOf(ctx.db, request, false);
   if (!canRunAnalysis(viewer)) throw new AuthError(403, undefined, { details: ["Running analysis needs the publisher or admin role."] });
   const params = requestParams(request);
   const env = parseEnvFor(
@@ -183,12 +183,14 @@ async function submit(ctx: AppContext, request: FastifyRequest, task: TaskDefini
   // Echoed to whoever reads the job: never a credential, even inside a URL a parameter holds.
   for (const [k, v] of Object.entries(params)) if (!NOT_INPUTS.has(k.toLowerCase()) && !isSecretName(k)) inputs[k] = redactSecrets(v);
   const options: JobOptions & { output: unknown } = { dataDir: ctx.store.dataDir, task: parsed.options, output: parsed.output };
-  // Checked again and claimed (the job's record holds the name) with nothing in between, both
-  // synchronous: of two submits naming the same new service, or a submit and a publish, the
-  // second is refused now rather than failing at the end. The parse checked before awaits.
-  if (parsed.output.kind === "create") refuseHeldServiceName(ctx.db, parsed.output.serviceName, "outputName");
-  const job = ctx.jobs.submit(task.info.name, viewer!.username, inputs, options);
-  for (const w of parsed.warnings) appendMessage(ctx.db, job.id, { type: "esriJobMessageTypeWarning", description: w });
+  // Checked again and claimed (the job's record holds the name) in the one transaction that
+  // creates the job: of two submits naming the same new service, or a submit and a publish,
+  // the second is refused now rather than failing at the end. The parse checked before awaits.
+  const output = parsed.output;
+  const job = await ctx.jobs.submit(task.info.name, viewer!.username, inputs, options, {
+    guard: output.kind === "create" ? (tx) => refuseHeldServiceName(tx, output.serviceName, "outputName") : undefined,
+  });
+  for (const w of parsed.warnings) await appendMessage(ctx.db, job.id, { type: "esriJobMessageTypeWarning", description: w });
   request.log.info({ jobId: job.id, task: task.info.name, owner: viewer!.username }, "job submitted");
   return { body: { jobId: job.id, jobStatus: job.status } };
 }

@@ -21,10 +21,10 @@ import { PORTAL_ID } from "./sharing.js";
 const IMAGE_SERVICE = { type: "Image Service", outputType: "imageService" };
 
 export function registerHostedServices(app: FastifyInstance, ctx: AppContext): void {
-  resource(app, "/sharing/rest/portals/:portalId/isServiceNameAvailable", (request) => {
+  resource(app, "/sharing/rest/portals/:portalId/isServiceNameAvailable", async (request) => {
     const { portalId } = request.params as { portalId: string };
     if (portalId !== "self" && portalId !== PORTAL_ID) throw new NotFoundError(`There is no portal ${portalId.slice(0, 80)}.`);
-    signedIn(ctx.db, request);
+    await signedIn(ctx.db, request);
     const p = requestParams(request);
     const name = (p.name ?? "").trim();
     if (name === "") throw new InvalidInputError("name is required: the service name to check", { parameter: "name" });
@@ -36,12 +36,12 @@ export function registerHostedServices(app: FastifyInstance, ctx: AppContext): v
         parameter: "type",
       });
     }
-    return { body: { available: serviceNameHolder(ctx.db, name) === undefined } };
+    return { body: { available: (await serviceNameHolder(ctx.db, name)) === undefined } };
   });
 
   for (const prefix of ["/sharing/rest/content/users/:username", "/sharing/rest/content/users/:username/:folderId"]) {
-    resource(app, `${prefix}/createService`, (request) => {
-      const viewer = publisherInOwnContent(ctx.db, request, "creating hosted services");
+    resource(app, `${prefix}/createService`, async (request) => {
+      const viewer = await publisherInOwnContent(ctx.db, request, "creating hosted services");
       const p = requestParams(request);
       const outputType = (p.outputType ?? "").trim();
       if (outputType.toLowerCase() !== IMAGE_SERVICE.outputType.toLowerCase()) {
@@ -56,13 +56,15 @@ export function registerHostedServices(app: FastifyInstance, ctx: AppContext): v
         throw new InvalidInputError("itemIdToCreate is not supported: Strata chooses the new item's id", { parameter: "itemIdToCreate" });
       const service = readCreateParameters(parseJsonParam(p.createParameters ?? "", "createParameters"));
       const { folderId } = request.params as { folderId?: string };
-      // Checked and claimed with nothing in between (both synchronous), as job submit and publish do.
-      refuseHeldServiceName(ctx.db, service.name, "createParameters", "createParameters.name");
-      const item = createEmptyService(ctx.db, ctx.urls, viewer.username, service, {
-        folderId: folderId ?? null,
-        // Comma-separated; the item's checks trim the tags and drop empty ones.
-        tags: (p.tags ?? "").split(","),
-        snippet: p.snippet ?? "",
+      // Checked and claimed in one transaction, as job submit does.
+      const item = await ctx.db.transaction(async (tx) => {
+        await refuseHeldServiceName(tx, service.name, "createParameters", "createParameters.name");
+        return createEmptyService(tx, ctx.urls, viewer.username, service, {
+          folderId: folderId ?? null,
+          // Comma-separated; the item's checks trim the tags and drop empty ones.
+          tags: (p.tags ?? "").split(","),
+          snippet: p.snippet ?? "",
+        });
       });
       request.log.info({ itemId: item.id, service: item.serviceName, owner: item.owner }, "empty service created");
       return {

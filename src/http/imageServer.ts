@@ -201,8 +201,8 @@ function sendImage(request: FastifyRequest, reply: FastifyReply, image: Exported
 
 async function openService(ctx: AppContext, request: FastifyRequest) {
   const { name } = request.params as { name: string };
-  const viewer = viewerOf(ctx.db, request, ctx.allowAnonymous);
-  const item = getItemByServiceName(ctx.db, name);
+  const viewer = await viewerOf(ctx.db, request, ctx.allowAnonymous);
+  const item = await getItemByServiceName(ctx.db, name);
   if (!item) throw new NotFoundError(`Service ${HOSTED_FOLDER}/${name}/ImageServer not found.`);
   if (!canRead(viewer, item)) throw viewer ? new AuthError(403) : new AuthError(499);
   const datasetId = datasetIdOf(item);

@@ -31,13 +31,13 @@ export function registerRest(app: FastifyInstance, ctx: AppContext): void {
     body: { currentVersion: VERSION, folders: FOLDERS, services: [] },
     page: () => ({ title: "Folder: /", rows: [{ label: "Folders", links: FOLDERS.map((f) => ({ text: f, href: `${root}/${f}` })) }] }),
   }));
-  resource(app, "/rest/services/:folder", (request) => {
+  resource(app, "/rest/services/:folder", async (request) => {
     const { folder } = request.params as { folder: string };
     let services: { name: string; type: string }[];
     if (folder === "System") services = [{ name: "System/RasterAnalysisTools", type: "GPServer" }];
     else if (folder === HOSTED_FOLDER) {
-      const viewer = viewerOf(ctx.db, request, ctx.allowAnonymous);
-      services = listItems(ctx.db, { viewer })
+      const viewer = await viewerOf(ctx.db, request, ctx.allowAnonymous);
+      services = (await listItems(ctx.db, { viewer }))
         .filter((i) => i.serviceName)
         .map((i) => ({ name: `${HOSTED_FOLDER}/${i.serviceName}`, type: "ImageServer" }));
     } else throw new NotFoundError(`Folder ${folder} does not exist.`);

@@ -17,10 +17,10 @@ const publishing = new Set<string>();
 /**
  * Throws a 400 naming `parameter` (`label` in the message) when `name` is held, saying by what.
  * @example
- * refuseHeldServiceName(db, "sst_anomaly", "outputName");
+ * await refuseHeldServiceName(db, "sst_anomaly", "outputName");
  */
-export function refuseHeldServiceName(db: MetadataDb, name: string, parameter: string, label = parameter): void {
-  const why = serviceNameHolder(db, name);
+export async function refuseHeldServiceName(db: MetadataDb, name: string, parameter: string, label = parameter): Promise<void> {
+  const why = await serviceNameHolder(db, name);
   if (why) throw new InvalidInputError(`${label}: the service name ${name} ${why}`, { parameter });
 }
 
@@ -28,11 +28,11 @@ export function refuseHeldServiceName(db: MetadataDb, name: string, parameter: s
  * What holds `name`, in words that complete "the service name x ...", or undefined when it is
  * free (what isServiceNameAvailable answers).
  * @example
- * serviceNameHolder(db, "sst_anomaly"); // "is already taken"
+ * await serviceNameHolder(db, "sst_anomaly"); // "is already taken"
  */
-export function serviceNameHolder(db: MetadataDb, name: string): string | undefined {
-  if (getItemByServiceName(db, name)) return "is already taken";
-  if (activeJobWithOption(db, "$.output.serviceName", name)) return "is the output of a job that has not finished";
+export async function serviceNameHolder(db: MetadataDb, name: string): Promise<string | undefined> {
+  if (await getItemByServiceName(db, name)) return "is already taken";
+  if (await activeJobWithOption(db, "$.output.serviceName", name)) return "is the output of a job that has not finished";
   if (publishing.has(name.toLowerCase())) return "is being published right now";
   return undefined;
 }
@@ -41,12 +41,14 @@ export function serviceNameHolder(db: MetadataDb, name: string): string | undefi
  * Check and hold `name` for a publication that takes a while; call the returned function
  * when it has created its item or failed.
  * @example
- * const release = holdServiceName(db, "sst", "publishParameters");
+ * const release = await holdServiceName(db, "sst", "publishParameters");
  * try { await convertAndPublish(); } finally { release(); }
  */
-export function holdServiceName(db: MetadataDb, name: string, parameter: string, label = parameter): () => void {
-  refuseHeldServiceName(db, name, parameter, label);
+export async function holdServiceName(db: MetadataDb, name: string, parameter: string, label = parameter): Promise<() => void> {
+  await refuseHeldServiceName(db, name, parameter, label);
   const key = name.toLowerCase();
+  // Checked again: another request of this process may have taken it while the database answered.
+  if (publishing.has(key)) throw new InvalidInputError(`${label}: the service name ${name} is being published right now`, { parameter });
   publishing.add(key);
   return () => publishing.delete(key);
 }

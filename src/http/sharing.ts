@@ -30,7 +30,7 @@ export function registerSharing(app: FastifyInstance, ctx: AppContext): void {
       const p = requestParams(request);
       if (p.token && p.serverUrl && !p.username) {
         const referer = p.referer ?? (typeof request.headers.referer === "string" ? request.headers.referer : undefined);
-        return { body: exchangeToken(ctx.db, p.token, { referer, ip: request.ip }) };
+        return { body: await exchangeToken(ctx.db, p.token, { referer, ip: request.ip }) };
       }
       if (!p.username || !p.password) {
         throw new AuthError(400, undefined, { details: ["username and password are required."] });
@@ -89,8 +89,8 @@ export function registerSharing(app: FastifyInstance, ctx: AppContext): void {
     },
   }));
 
-  resource(app, "/sharing/rest/portals/self", (request) => {
-    const viewer = optionalViewer(ctx, request);
+  resource(app, "/sharing/rest/portals/self", async (request) => {
+    const viewer = await optionalViewer(ctx, request);
     const tools = toolsUrl(ctx.urls);
     return {
       body: {
@@ -103,25 +103,25 @@ export function registerSharing(app: FastifyInstance, ctx: AppContext): void {
         allowedRedirectUris: [],
         access: ctx.allowAnonymous ? "public" : "private",
         helperServices: { rasterAnalytics: { url: tools }, geoprocessing: { url: tools } },
-        ...(viewer ? { user: userJson(ctx, viewer) } : {}),
+        ...(viewer ? { user: await userJson(ctx, viewer) } : {}),
       },
     };
   });
 
-  resource(app, "/sharing/rest/community/self", (request) => ({ body: userJson(ctx, signedIn(ctx.db, request)) }));
-  resource(app, "/sharing/rest/community/users/:username", (request) => {
-    const viewer = viewerOf(ctx.db, request, ctx.allowAnonymous);
+  resource(app, "/sharing/rest/community/self", async (request) => ({ body: await userJson(ctx, await signedIn(ctx.db, request)) }));
+  resource(app, "/sharing/rest/community/users/:username", async (request) => {
+    const viewer = await viewerOf(ctx.db, request, ctx.allowAnonymous);
     const { username } = request.params as { username: string };
     if (!viewer || (!sameUsername(viewer.username, username) && !isAdmin(viewer))) throw new AuthError(403);
-    return { body: userJson(ctx, { username, role: getUserOrThrow(ctx, username).role }) };
+    return { body: await userJson(ctx, { username, role: (await getUserOrThrow(ctx, username)).role }) };
   });
 
   // Items the caller may read: `q` matches title, tags, type, owner, snippet or service name (words, any
   // case); `num` (default 10, at most 100) and `start` (1-based) page; newest first.
-  resource(app, "/sharing/rest/search", (request) => {
+  resource(app, "/sharing/rest/search", async (request) => {
     // Public items are listed without a token only when the server allows anonymous access;
     // a bad token is refused, not read as anonymous.
-    const viewer = viewerOf(ctx.db, request, ctx.allowAnonymous);
+    const viewer = await viewerOf(ctx.db, request, ctx.allowAnonymous);
     const p = requestParams(request);
     const num = p.num?.trim() ? Number(p.num) : 10;
     const start = p.start?.trim() ? Number(p.start) : 1;
@@ -133,7 +133,7 @@ export function registerSharing(app: FastifyInstance, ctx: AppContext): void {
       .toLowerCase()
       .split(/\s+/)
       .filter((w) => w !== "" && w !== "*");
-    const matches = listItems(ctx.db, { viewer })
+    const matches = (await listItems(ctx.db, { viewer }))
       .filter((item) => {
         const text = [item.title, item.type, item.owner, item.snippet, item.serviceName ?? "", ...item.tags].join(" ").toLowerCase();
         return words.every((w) => text.includes(w));
@@ -144,9 +144,9 @@ export function registerSharing(app: FastifyInstance, ctx: AppContext): void {
     return { body: { query: p.q ?? "", total: matches.length, start, num, nextStart: next, results: page.map(itemJson) } };
   });
 
-  resource(app, "/sharing/rest/content/items/:id", (request) => {
-    const viewer = viewerOf(ctx.db, request, ctx.allowAnonymous);
-    return { body: itemJson(readableItem(ctx, viewer, (request.params as { id: string }).id)) };
+  resource(app, "/sharing/rest/content/items/:id", async (request) => {
+    const viewer = await viewerOf(ctx.db, request, ctx.allowAnonymous);
+    return { body: itemJson(await readableItem(ctx, viewer, (request.params as { id: string }).id)) };
   });
 
   resource(app, "/sharing/rest/content/users/:username", (request) => userContent(ctx, request, null));
@@ -154,54 +154,54 @@ export function registerSharing(app: FastifyInstance, ctx: AppContext): void {
     userContent(ctx, request, (request.params as { folderId: string }).folderId),
   );
 
-  resource(app, "/sharing/rest/content/users/:username/createFolder", (request) => {
-    const viewer = ownerOf(ctx, request);
+  resource(app, "/sharing/rest/content/users/:username/createFolder", async (request) => {
+    const viewer = await ownerOf(ctx, request);
     const title = requestParams(request).title;
     if (!title) throw new InvalidInputError("title is required", { parameter: "title" });
-    const folder = createFolder(ctx.db, viewer, title);
+    const folder = await createFolder(ctx.db, viewer, title);
     return { body: { success: true, folder: { id: folder.id, title: folder.title, username: viewer } } };
   });
-  resource(app, "/sharing/rest/content/users/:username/folders/:folderId/delete", (request) => {
-    const owner = ownerOf(ctx, request);
+  resource(app, "/sharing/rest/content/users/:username/folders/:folderId/delete", async (request) => {
+    const owner = await ownerOf(ctx, request);
     const { folderId } = request.params as { folderId: string };
-    const folder = getFolder(ctx.db, folderId);
+    const folder = await getFolder(ctx.db, folderId);
     if (!folder || !sameUsername(folder.owner, owner)) throw new NotFoundError("Folder does not exist.");
-    deleteFolder(ctx.db, folderId);
+    await deleteFolder(ctx.db, folderId);
     return { body: { success: true, folder: { id: folderId } } };
   });
 
   for (const prefix of ["/sharing/rest/content/users/:username/items/:id", "/sharing/rest/content/users/:username/:folderId/items/:id"]) {
     resource(app, `${prefix}/delete`, async (request) => {
-      const viewer = signedIn(ctx.db, request);
-      const item = writableItem(ctx, viewer, (request.params as { id: string }).id);
+      const viewer = await signedIn(ctx.db, request);
+      const item = await writableItem(ctx, viewer, (request.params as { id: string }).id);
       await deleteItemAndData(ctx, item);
       return { body: { success: true, itemId: item.id } };
     });
     // What the ArcGIS API for Python sends around a job: description, tags and snippet of the
     // empty service it created, then the job's URL and id in `properties`.
-    resource(app, `${prefix}/update`, (request) => {
-      const viewer = signedIn(ctx.db, request);
-      const item = writableItem(ctx, viewer, (request.params as { id: string }).id);
-      const updated = applyItemUpdate(ctx.db, item.id, readItemUpdate(requestParams(request), item));
+    resource(app, `${prefix}/update`, async (request) => {
+      const viewer = await signedIn(ctx.db, request);
+      const item = await writableItem(ctx, viewer, (request.params as { id: string }).id);
+      const updated = await applyItemUpdate(ctx.db, item.id, readItemUpdate(requestParams(request), item));
       return { body: { success: true, id: updated.id } };
     });
     // ArcGIS's move: `folder` is the destination folder's id, "/" (or empty) the owner's root.
-    resource(app, `${prefix}/move`, (request) => {
-      const viewer = signedIn(ctx.db, request);
-      const item = writableItem(ctx, viewer, (request.params as { id: string }).id);
+    resource(app, `${prefix}/move`, async (request) => {
+      const viewer = await signedIn(ctx.db, request);
+      const item = await writableItem(ctx, viewer, (request.params as { id: string }).id);
       const folder = requestParams(request).folder;
       if (folder === undefined)
         throw new InvalidInputError('folder is required: a folder id, or "/" for the root', { parameter: "folder" });
       const target = folder.trim() === "" || folder.trim() === "/" ? null : folder.trim();
-      const moved = updateItem(ctx.db, item.id, { folderId: target });
+      const moved = await updateItem(ctx.db, item.id, { folderId: target });
       return { body: { success: true, itemId: moved.id, owner: moved.owner, folder: moved.folderId ?? "" } };
     });
-    resource(app, `${prefix}/share`, (request) => {
-      const viewer = signedIn(ctx.db, request);
-      const item = writableItem(ctx, viewer, (request.params as { id: string }).id);
+    resource(app, `${prefix}/share`, async (request) => {
+      const viewer = await signedIn(ctx.db, request);
+      const item = await writableItem(ctx, viewer, (request.params as { id: string }).id);
       const p = requestParams(request);
       const access = p.everyone === "true" ? "public" : p.org === "true" ? "org" : "private";
-      shareItem(ctx.db, item.id, access);
+      await shareItem(ctx.db, item.id, access);
       return { body: { notSharedWith: [], itemId: item.id } };
     });
   }
@@ -209,27 +209,27 @@ export function registerSharing(app: FastifyInstance, ctx: AppContext): void {
 
 /** Deleting an item removes its service and its dataset (SPEC / issue: no orphans). */
 export async function deleteItemAndData(ctx: AppContext, item: Item): Promise<void> {
-  deleteItem(ctx.db, item.id);
+  await deleteItem(ctx.db, item.id);
   const datasetId = datasetIdOf(item);
   if (datasetId) await ctx.store.remove(datasetId).catch((e: unknown) => (e instanceof NotFoundError ? undefined : Promise.reject(e)));
 }
 
-function optionalViewer(ctx: AppContext, request: FastifyRequest): Viewer {
+async function optionalViewer(ctx: AppContext, request: FastifyRequest): Promise<Viewer> {
   try {
-    return viewerOf(ctx.db, request, true);
+    return await viewerOf(ctx.db, request, true);
   } catch {
     return undefined;
   }
 }
 
-function getUserOrThrow(ctx: AppContext, username: string) {
-  const user = getUser(ctx.db, username);
+async function getUserOrThrow(ctx: AppContext, username: string) {
+  const user = await getUser(ctx.db, username);
   if (!user) throw new NotFoundError(`no user named ${username}`);
   return user;
 }
 
-function userJson(ctx: AppContext, viewer: NonNullable<Viewer>): Record<string, unknown> {
-  const user = getUserOrThrow(ctx, viewer.username);
+async function userJson(ctx: AppContext, viewer: NonNullable<Viewer>): Promise<Record<string, unknown>> {
+  const user = await getUserOrThrow(ctx, viewer.username);
   const role = user.role === "admin" ? "org_admin" : user.role === "publisher" ? "org_publisher" : "org_user";
   const privileges =
     user.role === "user"
@@ -245,37 +245,39 @@ function userJson(ctx: AppContext, viewer: NonNullable<Viewer>): Record<string, 
   };
 }
 
-function readableItem(ctx: AppContext, viewer: Viewer, id: string): Item {
-  const item = getItem(ctx.db, id);
+async function readableItem(ctx: AppContext, viewer: Viewer, id: string): Promise<Item> {
+  const item = await getItem(ctx.db, id);
   if (!item) throw new NotFoundError("Item does not exist or is inaccessible.");
   if (!canRead(viewer, item)) throw viewer ? new AuthError(403) : new AuthError(499);
   return item;
 }
 
-function writableItem(ctx: AppContext, viewer: NonNullable<Viewer>, id: string): Item {
-  const item = readableItem(ctx, viewer, id);
+async function writableItem(ctx: AppContext, viewer: NonNullable<Viewer>, id: string): Promise<Item> {
+  const item = await readableItem(ctx, viewer, id);
   if (!canWrite(viewer, item)) throw new AuthError(403);
   return item;
 }
 
 /** The username in the path, which must be the caller (or the caller an admin). */
-function ownerOf(ctx: AppContext, request: FastifyRequest): string {
-  const viewer = signedIn(ctx.db, request);
+async function ownerOf(ctx: AppContext, request: FastifyRequest): Promise<string> {
+  const viewer = await signedIn(ctx.db, request);
   const { username } = request.params as { username: string };
   if (!sameUsername(viewer.username, username) && !isAdmin(viewer)) throw new AuthError(403);
-  return getUserOrThrow(ctx, username).username;
+  return (await getUserOrThrow(ctx, username)).username;
 }
 
-function userContent(ctx: AppContext, request: FastifyRequest, folderId: string | null) {
-  const username = ownerOf(ctx, request);
-  const viewer = signedIn(ctx.db, request);
+async function userContent(ctx: AppContext, request: FastifyRequest, folderId: string | null) {
+  const username = await ownerOf(ctx, request);
+  const viewer = await signedIn(ctx.db, request);
   // Folders are their owner's (and the admin's) to browse: to anyone else another user's
   // folder does not exist, and their folder titles are not listed.
   const theirs = sameUsername(viewer.username, username) || isAdmin(viewer);
-  const folder = folderId ? getFolder(ctx.db, folderId) : undefined;
+  const folder = folderId ? await getFolder(ctx.db, folderId) : undefined;
   if (folderId && (!folder || !theirs || !sameUsername(folder.owner, username))) throw new NotFoundError("Folder does not exist.");
-  const items = listItems(ctx.db, { owner: username, folderId, viewer });
-  const folders = theirs ? listFolders(ctx.db, username).map((f) => ({ id: f.id, title: f.title, username, created: f.created })) : [];
+  const items = await listItems(ctx.db, { owner: username, folderId, viewer });
+  const folders = theirs
+    ? (await listFolders(ctx.db, username)).map((f) => ({ id: f.id, title: f.title, username, created: f.created }))
+    : [];
   return {
     body: {
       username,

@@ -80,8 +80,8 @@ export function uploadPhases(ctx: AppContext, request: FastifyRequest, username:
 }
 
 export function registerUploadStatus(app: FastifyInstance, ctx: AppContext): void {
-  resource(app, "/sharing/rest/content/users/:username/uploads/:uploadId/status", (request) => {
-    const viewer = signedIn(ctx.db, request);
+  resource(app, "/sharing/rest/content/users/:username/uploads/:uploadId/status", async (request) => {
+    const viewer = await signedIn(ctx.db, request);
     const { username, uploadId } = request.params as { username: string; uploadId: string };
     if (!sameUsername(viewer.username, username)) throw new AuthError(403, undefined, { details: ["an upload's status is its owner's"] });
     const entry = boardOf(ctx).get(`${canonicalUsername(username)}/${checkUploadId(uploadId)}`);

@@ -33,7 +33,7 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
   registerUploadStatus(app, ctx);
   for (const prefix of PREFIXES) {
     resource(app, `${prefix}/addItem`, async (request, reply) => {
-      const viewer = publisherInOwnContent(ctx.db, request, "adding data");
+      const viewer = await publisherInOwnContent(ctx.db, request, "adding data");
       const p = requestParams(request);
       const file = (request.body as Record<string, unknown> | undefined)?.file as UploadedFile | undefined;
       if (typeof file?.path !== "string")
@@ -49,7 +49,7 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
         folderId: folderId ?? null,
         properties: { fileName: name },
       };
-      checkNewItem(ctx.db, viewer.username, fields);
+      await checkNewItem(ctx.db, viewer.username, fields);
       const phases = uploadPhases(ctx, request, viewer.username);
       return phases.during(async () => {
         phases.say(`Checking ${name}: reading its variables and dimensions`);
@@ -61,7 +61,7 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
         );
         phases.say(`Adding the item ${fields.title}`);
         try {
-          const item = createItem(ctx.db, viewer.username, {
+          const item = await createItem(ctx.db, viewer.username, {
             ...fields,
             description: withNotes(fields.description ?? "", stored.notes ?? []),
             type: stored.type,
@@ -76,9 +76,9 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
     });
 
     resource(app, `${prefix}/publish`, async (request, reply) => {
-      const viewer = publisherInOwnContent(ctx.db, request, "adding data");
+      const viewer = await publisherInOwnContent(ctx.db, request, "adding data");
       const p = requestParams(request);
-      const source = getItem(ctx.db, p.itemId ?? "");
+      const source = await getItem(ctx.db, p.itemId ?? "");
       if (!source) throw new InvalidInputError(`itemId: no item ${p.itemId ?? ""}`, { parameter: "itemId" });
       if (!canRead(viewer, source)) throw new AuthError(403);
       const datasetId = datasetIdOf(source);
@@ -90,7 +90,7 @@ export function registerUploads(app: FastifyInstance, ctx: AppContext): void {
       checkServiceName(serviceName, "publishParameters.name");
       // Held from here until its item exists or it fails: a job submitted meanwhile with this
       // name is refused at submit, as this is when a job not yet finished will create it.
-      const release = holdServiceName(ctx.db, serviceName, "publishParameters", "publishParameters.name");
+      const release = await holdServiceName(ctx.db, serviceName, "publishParameters", "publishParameters.name");
       const phases = uploadPhases(ctx, request, viewer.username);
       try {
         return await phases.during(
@@ -171,7 +171,7 @@ async function publishItem(
 export async function uploadLimit(ctx: AppContext, request: FastifyRequest): Promise<number> {
   if (!/\/addItem$/.test(request.routeOptions.url ?? "")) return 0;
   if (!tokenOf(request)) return ctx.limits.uploadBytes;
-  const viewer = publisherInOwnContent(ctx.db, request, "adding data");
+  const viewer = await publisherInOwnContent(ctx.db, request, "adding data");
   return Math.min(ctx.limits.uploadBytes, await storageLeft(ctx.db, ctx.store, viewer, ctx.limits.quotaBytes));
 }
 

@@ -7,7 +7,7 @@
  */
 import { availableParallelism } from "node:os";
 import { NotFoundError } from "../cube/errors.js";
-import type { MetadataDb } from "../store/metadataDb.js";
+import type { MetadataDatabase, MetadataDb } from "../store/metadataDb.js";
 import { JobServiceClosedError, JobStateError } from "./errors.js";
 import {
   describeError,
@@ -48,7 +48,8 @@ export const MAX_TASK_MESSAGES = 1000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface JobServiceOptions {
-  db: MetadataDb;
+  /** The metadata database; the service creates or upgrades its `jobs` table before its first use of it. */
+  db: MetadataDatabase;
   /** The module the workers import; it exports `runTask(task, options, ctx)` (see RunTask). */
   workerModule: URL;
   /** Worker threads, and so jobs running at once (default os.availableParallelism()). */
@@ -86,23 +87,30 @@ export interface JobServiceStats {
 
 export interface JobService {
   /**
-   * Create a job and queue it; returns its record (esriJobWaiting). `options` must survive
+   * Create a job and queue it; resolves to its record (esriJobWaiting). `options` must survive
    * JSON.stringify. JobServiceClosedError once close() has begun.
    */
-  submit(task: string, owner: string, inputs: JsonObject, options: unknown): JobRecord;
-  get(id: string): JobRecord | undefined;
-  list(query: ListJobsQuery): JobPage;
+  submit(task: string, owner: string, inputs: JsonObject, options: unknown, claim?: SubmitClaim): Promise<JobRecord>;
+  /** The job as the database has it (whichever node runs it). */
+  get(id: string): Promise<JobRecord | undefined>;
+  list(query: ListJobsQuery): Promise<JobPage>;
   /**
    * Ask job `id` to stop. A queued job is esriJobCancelled at once; a running one is
    * esriJobCancelling until its worker stops. Finished jobs are returned as they are.
    * NotFoundError if there is no such job.
    */
-  cancel(id: string): JobRecord;
+  cancel(id: string): Promise<JobRecord>;
   /** Carry on from what a stopped server left (SPEC §2 restart rules). Call once at start. */
   recover(): Promise<RecoveryReport>;
   /** Stop taking jobs, hand running jobs back to the queue (Waiting) and stop the workers. */
   close(): Promise<void>;
   stats(): JobServiceStats;
+}
+
+/** What else a submit checks in the transaction that creates the job. */
+export interface SubmitClaim {
+  /** Throws to refuse the job (e.g. its output's name is taken); sees the database as the job is created. */
+  guard?: (tx: MetadataDb) => Promise<void>;
 }
 
 interface Run {
@@ -113,6 +121,8 @@ interface Run {
   limitTimer?: NodeJS.Timeout;
   graceTimer?: NodeJS.Timeout;
   messages: number;
+  /** The worker's progress, messages and reports, written in the order they came; settled before the run ends. */
+  writes: Promise<void>;
 }
 
 type Outcome =
@@ -136,13 +146,12 @@ interface Ending {
  *   cleanup: async (job) => { if (typeof job.reports.pendingDataset === "string") await dropPending(job.reports.pendingDataset); },
  * });
  * await jobs.recover();
- * const { id } = jobs.submit("GenerateTrendRaster", "ana", inputs, options);
+ * const { id } = await jobs.submit("GenerateTrendRaster", "ana", inputs, options);
  * // ... later
  * await jobs.close();
  */
 export function createJobService(options: JobServiceOptions): JobService {
   const { db } = options;
-  migrateJobs(db);
   const size = Math.max(1, Math.floor(options.workers ?? availableParallelism()));
   const timeLimitMs = options.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS;
   const graceMs = options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
@@ -156,12 +165,19 @@ export function createJobService(options: JobServiceOptions): JobService {
       log(`Cleaning up after job ${job.id} (${reason}) failed.`, err);
     }
   };
+  /** The jobs table, created or upgraded once; every use of the database waits for it. */
+  const ready = migrateJobs(db);
+  ready.catch((err: unknown) => log("Creating or upgrading the jobs table failed.", err));
 
   const queue: string[] = [];
   const runs = new Map<string, Run>();
   const bySlot = new Map<WorkerSlot, Run>();
   /** Runs that ended and are being finalized or cleaned up, by job id. */
   const settling = new Map<string, Promise<void>>();
+  /** Jobs being started (their status moving to Executing), by job id: each holds a worker's place. */
+  const starting = new Map<string, Promise<void>>();
+  /** Jobs cancelled while being started: stopped as soon as their run exists. */
+  const cancelledWhileStarting = new Set<string>();
   let closing: Promise<void> | undefined;
   let pumpScheduled = false;
 
@@ -186,32 +202,45 @@ export function createJobService(options: JobServiceOptions): JobService {
   const retentionTimer =
     retentionMs < MAX_TIMER_MS ? setInterval(expire, Math.min(3600_000, Math.max(10, retentionMs / 2))).unref() : undefined;
 
-  function expire(): void {
+  async function expire(): Promise<void> {
     try {
-      expireFinished(db, retentionMs);
+      await ready;
+      await expireFinished(db, retentionMs);
     } catch (err) {
       log("Purging old jobs failed.", err);
     }
   }
 
+  /** Write what the worker said after what it said before (a failed write is logged, not fatal). */
+  function persist(run: Run, write: () => Promise<unknown>): void {
+    run.writes = run.writes.then(write).then(
+      () => undefined,
+      (err: unknown) => log(`Recording what job ${run.job.id} reported failed.`, err),
+    );
+  }
+
   function onWorkerMessage(run: Run, message: FromWorker): void {
     const id = run.job.id;
     switch (message.type) {
-      case "progress":
-        setProgress(
-          db,
-          id,
-          message.message === undefined ? { percentage: message.percentage } : { percentage: message.percentage, message: message.message },
-        );
+      case "progress": {
+        const progress =
+          message.message === undefined ? { percentage: message.percentage } : { percentage: message.percentage, message: message.message };
+        persist(run, () => setProgress(db, id, progress));
         break;
-      case "message":
+      }
+      case "message": {
         run.messages += 1;
-        if (run.messages <= MAX_TASK_MESSAGES) appendMessage(db, id, { type: message.messageType, description: message.description });
-        else if (run.messages === MAX_TASK_MESSAGES + 1) appendMessage(db, id, messagesOmittedMessage(MAX_TASK_MESSAGES));
+        const said = { type: message.messageType, description: message.description };
+        if (run.messages <= MAX_TASK_MESSAGES) persist(run, () => appendMessage(db, id, said));
+        else if (run.messages === MAX_TASK_MESSAGES + 1)
+          persist(run, () => appendMessage(db, id, messagesOmittedMessage(MAX_TASK_MESSAGES)));
         break;
-      case "report":
-        setReport(db, id, message.key, message.value);
+      }
+      case "report": {
+        const { key, value } = message;
+        persist(run, () => setReport(db, id, key, value));
         break;
+      }
       case "done":
         endRun(run, { kind: "done", output: message.output });
         break;
@@ -230,40 +259,46 @@ export function createJobService(options: JobServiceOptions): JobService {
 
   function pump(): void {
     pumpScheduled = false;
-    while (!closing && queue.length > 0 && runs.size < size) {
+    while (!closing && queue.length > 0 && runs.size + starting.size < size) {
       const id = queue.shift() as string;
-      try {
-        start(id);
-      } catch (err) {
-        log(`Starting job ${id} failed.`, err);
-      }
+      const started: Promise<void> = start(id)
+        .catch((err: unknown) => log(`Starting job ${id} failed.`, err))
+        .finally(() => {
+          starting.delete(id);
+          cancelledWhileStarting.delete(id);
+          schedulePump();
+        });
+      starting.set(id, started);
     }
   }
 
-  function start(id: string): void {
+  async function start(id: string): Promise<void> {
     // Cancelled or deleted while it waited.
-    if (getJob(db, id)?.status !== "esriJobWaiting") return;
+    if ((await getJob(db, id))?.status !== "esriJobWaiting" || closing) return;
     let slot: WorkerSlot;
     try {
       slot = pool.acquire();
     } catch (err) {
       log(`No worker could be started for job ${id}.`, err);
-      updateStatus(db, id, "esriJobExecuting", { from: "esriJobWaiting" });
-      updateStatus(db, id, "esriJobFailed", { from: "esriJobExecuting", message: workerStartMessage() });
+      await updateStatus(db, id, "esriJobExecuting", { from: "esriJobWaiting" });
+      await updateStatus(db, id, "esriJobFailed", { from: "esriJobExecuting", message: workerStartMessage() });
       return;
     }
     let job: JobRecord;
     try {
-      job = updateStatus(db, id, "esriJobExecuting", { from: "esriJobWaiting" });
+      job = await updateStatus(db, id, "esriJobExecuting", { from: "esriJobWaiting" });
     } catch (err) {
       pool.release(slot);
+      // Cancelled between the read and the move: nothing to run.
+      if (err instanceof JobStateError) return;
       throw err;
     }
-    const run: Run = { job, slot, messages: 0 };
+    const run: Run = { job, slot, messages: 0, writes: Promise.resolve() };
     runs.set(id, run);
     bySlot.set(slot, run);
     slot.worker.postMessage({ type: "run", jobId: id, task: job.task, options: job.options } satisfies ToWorker);
     if (timeLimitMs < MAX_TIMER_MS) run.limitTimer = setTimeout(() => stopRun(run, "timeout"), timeLimitMs);
+    if (cancelledWhileStarting.has(id)) stopRun(run, "cancel");
   }
 
   /** Ask the worker to abort the run; terminate it if it has not stopped within the grace period. */
@@ -298,6 +333,8 @@ export function createJobService(options: JobServiceOptions): JobService {
   }
 
   async function settle(run: Run, outcome: Outcome): Promise<void> {
+    // What the worker reported (its pending dataset above all) is in the record before anything reads it.
+    await run.writes;
     const output = outcome.kind === "done" ? outcome.output : undefined;
     if (run.stopping === "timeout") return conclude(run.job.id, timedOutEnding(output));
     if (run.stopping === "cancel") return conclude(run.job.id, { status: "esriJobCancelled", reason: "cancelled", output });
@@ -308,11 +345,11 @@ export function createJobService(options: JobServiceOptions): JobService {
       const exitCode = outcome.kind === "crashed" ? outcome.exitCode : 1;
       return conclude(run.job.id, { status: "esriJobFailed", message: workerStoppedMessage(exitCode), reason: "failed" });
     }
-    const job = getJob(db, run.job.id);
+    const job = await getJob(db, run.job.id);
     if (job?.status !== "esriJobExecuting") return conclude(run.job.id, { status: "esriJobSucceeded", output });
     let results: JsonObject;
     try {
-      setProgress(db, job.id, { percentage: 100, message: "Publishing the output service" });
+      await setProgress(db, job.id, { percentage: 100, message: "Publishing the output service" });
       results = await finalize(job, output);
     } catch (err) {
       log(`Finalizing job ${job.id} (${job.task}) failed.`, err);
@@ -327,18 +364,18 @@ export function createJobService(options: JobServiceOptions): JobService {
 
   /** Move the job to how its run ended, cleaning up first; a cancel asked meanwhile wins. */
   async function conclude(id: string, planned: Ending): Promise<void> {
-    let job = getJob(db, id);
+    let job = await getJob(db, id);
     let ending = job && endingFor(job, planned);
     if (!job || !ending) return log(`Job ${id} was ${job?.status ?? "deleted"} when its run ended; left as it is.`);
     if (ending.reason) {
       // Before the status: if the server dies in between, recovery cleans up again.
       await cleanup(job, ending.output, ending.reason);
-      job = getJob(db, id);
+      job = await getJob(db, id);
       ending = job && endingFor(job, planned);
       if (!job || !ending) return;
     }
     try {
-      updateStatus(db, id, ending.status, { from: job.status, message: ending.message, results: ending.results });
+      await updateStatus(db, id, ending.status, { from: job.status, message: ending.message, results: ending.results });
     } catch (err) {
       if (!(err instanceof JobStateError || err instanceof NotFoundError)) throw err;
       log(`Job ${id} changed while its run was ending; left as it is.`, err);
@@ -351,35 +388,50 @@ export function createJobService(options: JobServiceOptions): JobService {
     schedulePump();
   }
 
+  const closedError = () => new JobServiceClosedError("The server is shutting down and takes no new jobs; submit the job again shortly.");
+
   return {
-    submit(task, owner, inputs, taskOptions) {
-      if (closing) throw new JobServiceClosedError("The server is shutting down and takes no new jobs; submit the job again shortly.");
-      const job = createJob(db, { task, owner, inputs, options: taskOptions });
-      const waiting = updateStatus(db, job.id, "esriJobWaiting", { from: "esriJobSubmitted" });
-      enqueue([job.id]);
+    async submit(task, owner, inputs, taskOptions, claim = {}) {
+      if (closing) throw closedError();
+      await ready;
+      const waiting = await db.transaction(async (tx) => {
+        await claim.guard?.(tx);
+        const job = await createJob(tx, { task, owner, inputs, options: taskOptions });
+        return updateStatus(tx, job.id, "esriJobWaiting", { from: "esriJobSubmitted" });
+      });
+      // Closed meanwhile: the job waits in the database for the next start (recover()).
+      if (!closing) enqueue([waiting.id]);
       return waiting;
     },
 
-    get: (id) => getJob(db, id),
+    get: async (id) => {
+      await ready;
+      return getJob(db, id);
+    },
 
-    list: (query) => listJobs(db, query),
+    list: async (query) => {
+      await ready;
+      return listJobs(db, query);
+    },
 
-    cancel(id) {
-      const job = getJob(db, id);
+    async cancel(id) {
+      await ready;
+      const job = await getJob(db, id);
       if (!job) throw new NotFoundError(`No job ${JSON.stringify(id.length > 64 ? id.slice(0, 64) + "…" : id)}.`);
       switch (job.status) {
         case "esriJobSubmitted":
         case "esriJobWaiting": {
           const at = queue.indexOf(id);
           if (at >= 0) queue.splice(at, 1);
-          updateStatus(db, id, "esriJobCancelling", { from: job.status });
+          await updateStatus(db, id, "esriJobCancelling", { from: job.status });
           return updateStatus(db, id, "esriJobCancelled", { from: "esriJobCancelling" });
         }
         case "esriJobExecuting": {
-          const cancelling = updateStatus(db, id, "esriJobCancelling", { from: job.status });
+          const cancelling = await updateStatus(db, id, "esriJobCancelling", { from: job.status });
           // Not running here: finalizing (settle sees Cancelling) or left by a crash (recover() ends it).
           const run = runs.get(id);
           if (run) stopRun(run, "cancel");
+          else if (starting.has(id)) cancelledWhileStarting.add(id);
           return cancelling;
         }
         default:
@@ -388,9 +440,10 @@ export function createJobService(options: JobServiceOptions): JobService {
     },
 
     async recover() {
+      await ready;
       const known = new Set([...queue, ...runs.keys(), ...settling.keys()]);
       const report = await recoverJobs(db, { cleanup, log, skip: known });
-      expire();
+      await expire();
       // They were submitted before anything queued since this service started.
       enqueue(report.queue, true);
       return report;
@@ -400,6 +453,8 @@ export function createJobService(options: JobServiceOptions): JobService {
       closing ??= (async () => {
         clearInterval(retentionTimer);
         queue.length = 0;
+        // A start under way either has its run by now or gives up (it sees `closing`).
+        while (starting.size > 0) await Promise.all(starting.values());
         const stopped = [...runs.values()];
         runs.clear();
         bySlot.clear();

@@ -31,5 +31,6 @@ export {
   type JobService,
   type JobServiceOptions,
   type JobServiceStats,
+  type SubmitClaim,
   type RecoveryReport,
 } from "./executor.js";

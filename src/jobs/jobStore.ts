@@ -4,21 +4,25 @@
  * read with, so two actors (an HTTP cancel and a finishing worker, or two server nodes)
  * cannot both move a job.
  */
-import type Database from "better-sqlite3";
 import { NotFoundError } from "../cube/errors.js";
-import { migrate, type MetadataDb } from "../store/metadataDb.js";
+import { type MetadataDatabase, type MetadataDb, type MigrationStep, migrate } from "../store/metadataDb.js";
+import type { SqlValue } from "../store/sqlDb.js";
 import { JobStateError } from "./errors.js";
 import { newJobId } from "./jobId.js";
 import { TERMINAL_STATUSES, assertTransition, statusChange } from "./stateMachine.js";
 import { JOB_STATUSES, type Json, type JobMessage, type JobProgress, type JobRecord, type JobStatus, type JsonObject } from "./types.js";
 
-const MIGRATIONS = [
-  `CREATE TABLE jobs (
+const STATUS_CHECK = `CHECK (status IN (${JOB_STATUSES.map((s) => `'${s}'`).join(", ")}))`;
+
+/** Append new steps; never edit an applied one. Step 0 per dialect: SQLite's AUTOINCREMENT, PostgreSQL's BIGSERIAL and BIGINT times. */
+const MIGRATIONS: readonly MigrationStep[] = [
+  {
+    sqlite: `CREATE TABLE jobs (
      seq INTEGER PRIMARY KEY AUTOINCREMENT,
      id TEXT NOT NULL UNIQUE,
      task TEXT NOT NULL,
      owner TEXT NOT NULL,
-     status TEXT NOT NULL CHECK (status IN (${JOB_STATUSES.map((s) => `'${s}'`).join(", ")})),
+     status TEXT NOT NULL ${STATUS_CHECK},
      inputs TEXT NOT NULL,
      options TEXT NOT NULL,
      results TEXT NOT NULL DEFAULT '{}',
@@ -30,6 +34,24 @@ const MIGRATIONS = [
      finished INTEGER,
      attempts INTEGER NOT NULL DEFAULT 0
    )`,
+    postgres: `CREATE TABLE jobs (
+     seq BIGSERIAL PRIMARY KEY,
+     id TEXT NOT NULL UNIQUE,
+     task TEXT NOT NULL,
+     owner TEXT NOT NULL,
+     status TEXT NOT NULL ${STATUS_CHECK},
+     inputs TEXT NOT NULL,
+     options TEXT NOT NULL,
+     results TEXT NOT NULL DEFAULT '{}',
+     messages TEXT NOT NULL DEFAULT '[]',
+     progress TEXT,
+     reports TEXT NOT NULL DEFAULT '{}',
+     submitted BIGINT NOT NULL,
+     started BIGINT,
+     finished BIGINT,
+     attempts INTEGER NOT NULL DEFAULT 0
+   )`,
+  },
   "CREATE INDEX jobs_owner_task_submitted ON jobs (owner, task, submitted)",
   "CREATE INDEX jobs_task_submitted ON jobs (task, submitted)",
   "CREATE INDEX jobs_status_finished ON jobs (status, finished)",
@@ -45,11 +67,11 @@ export const MAX_PAGE_SIZE = 1000;
  * Create or upgrade the `jobs` table. Idempotent; call once after opening the database.
  *
  * @example
- * const db = openMetadataDb("./data/strata.db");
- * migrateJobs(db);
+ * const db = await openMetadataDb("./data/strata.db");
+ * await migrateJobs(db);
  */
-export function migrateJobs(db: MetadataDb): void {
-  migrate(db, "jobs", MIGRATIONS);
+export function migrateJobs(db: MetadataDatabase): Promise<void> {
+  return migrate(db, "jobs", MIGRATIONS);
 }
 
 /** What the caller supplies to create a job. */
@@ -66,18 +88,18 @@ export interface NewJob {
  * Store a new job in esriJobSubmitted.
  *
  * @example
- * const job = createJob(db, { task: "GenerateTrendRaster", owner: "ana", inputs, options });
+ * const job = await createJob(db, { task: "GenerateTrendRaster", owner: "ana", inputs, options });
  */
-export function createJob(db: MetadataDb, job: NewJob, now: number = Date.now()): JobRecord {
+export async function createJob(db: MetadataDb, job: NewJob, now: number = Date.now()): Promise<JobRecord> {
   const id = newJobId();
-  statement(db, "INSERT INTO jobs (id, task, owner, status, inputs, options, submitted) VALUES (?, ?, ?, 'esriJobSubmitted', ?, ?, ?)").run(
+  await db.run("INSERT INTO jobs (id, task, owner, status, inputs, options, submitted) VALUES (?, ?, ?, 'esriJobSubmitted', ?, ?, ?)", [
     id,
     job.task,
     job.owner,
     JSON.stringify(job.inputs),
     JSON.stringify(job.options ?? null),
     now,
-  );
+  ]);
   return mustGet(db, id);
 }
 
@@ -85,11 +107,11 @@ export function createJob(db: MetadataDb, job: NewJob, now: number = Date.now())
  * The job `id`, or undefined when there is none.
  *
  * @example
- * const job = getJob(db, req.params.jobId);
+ * const job = await getJob(db, req.params.jobId);
  * if (!job || job.owner !== user) throw new NotFoundError("No such job.");
  */
-export function getJob(db: MetadataDb, id: string): JobRecord | undefined {
-  const row = statement(db, "SELECT * FROM jobs WHERE id = ?").get(id) as JobRow | undefined;
+export async function getJob(db: MetadataDb, id: string): Promise<JobRecord | undefined> {
+  const row = await db.one<JobRow>("SELECT * FROM jobs WHERE id = ?", [id]);
   return row && fromRow(row);
 }
 
@@ -114,20 +136,20 @@ export interface JobPage {
  * Jobs of a task, newest first, one page at a time. Jobs being deleted are left out.
  *
  * @example
- * const { jobs, total } = listJobs(db, { task: "SubsetMultidimensionalRaster", owner: "ana", offset: 0, limit: 20 });
+ * const { jobs, total } = await listJobs(db, { task: "SubsetMultidimensionalRaster", owner: "ana", offset: 0, limit: 20 });
  */
-export function listJobs(db: MetadataDb, query: ListJobsQuery): JobPage {
+export async function listJobs(db: MetadataDb, query: ListJobsQuery): Promise<JobPage> {
   const offset = Math.max(0, Math.floor(query.offset ?? 0));
   const limit = Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(query.limit ?? DEFAULT_PAGE_SIZE)));
   // Two texts rather than "(? IS NULL OR owner = ?)", so SQLite can use the owner index.
-  const where = `task = @task ${query.owner === undefined ? "" : "AND owner = @owner"} AND status NOT IN ('esriJobDeleting', 'esriJobDeleted')`;
-  const params = { task: query.task, ...(query.owner === undefined ? {} : { owner: query.owner }) };
-  const total = (statement(db, `SELECT count(*) AS n FROM jobs WHERE ${where}`).get(params) as { n: number }).n;
-  const rows = statement(db, `SELECT * FROM jobs WHERE ${where} ORDER BY submitted DESC, seq DESC LIMIT @limit OFFSET @offset`).all({
+  const where = `task = ? ${query.owner === undefined ? "" : "AND owner = ?"} AND status NOT IN ('esriJobDeleting', 'esriJobDeleted')`;
+  const params: SqlValue[] = query.owner === undefined ? [query.task] : [query.task, query.owner];
+  const total = (await db.one<{ n: number }>(`SELECT count(*) AS n FROM jobs WHERE ${where}`, params))!.n;
+  const rows = await db.all<JobRow>(`SELECT * FROM jobs WHERE ${where} ORDER BY submitted DESC, seq DESC LIMIT ? OFFSET ?`, [
     ...params,
     limit,
     offset,
-  }) as JobRow[];
+  ]);
   return { jobs: rows.map(fromRow), total };
 }
 
@@ -135,24 +157,26 @@ export function listJobs(db: MetadataDb, query: ListJobsQuery): JobPage {
  * Jobs in any of `statuses`, in submission order (for restart recovery).
  *
  * @example
- * const interrupted = listJobsByStatus(db, ["esriJobExecuting"]);
+ * const interrupted = await listJobsByStatus(db, ["esriJobExecuting"]);
  */
-export function listJobsByStatus(db: MetadataDb, statuses: readonly JobStatus[]): JobRecord[] {
+export async function listJobsByStatus(db: MetadataDb, statuses: readonly JobStatus[]): Promise<JobRecord[]> {
   if (statuses.length === 0) return [];
   const marks = statuses.map(() => "?").join(", ");
-  const rows = statement(db, `SELECT * FROM jobs WHERE status IN (${marks}) ORDER BY submitted, seq`).all(...statuses) as JobRow[];
+  const rows = await db.all<JobRow>(`SELECT * FROM jobs WHERE status IN (${marks}) ORDER BY submitted, seq`, statuses);
   return rows.map(fromRow);
 }
 
 /**
- * Whether a job that has not finished has `value` at `path` of its options (a JSON path),
- * compared case-insensitively: e.g. a service name a running job will create.
+ * Whether a job that has not finished has `value` at `path` of its options (a JSON path of
+ * object keys, "$.a.b"), compared case-insensitively: e.g. a service name a running job will create.
  * @example
- * activeJobWithOption(db, "$.output.serviceName", "sst_anomaly");
+ * await activeJobWithOption(db, "$.output.serviceName", "sst_anomaly");
  */
-export function activeJobWithOption(db: MetadataDb, path: string, value: string): boolean {
-  const sql = `SELECT 1 FROM jobs WHERE status NOT IN (${TERMINAL_SQL}) AND lower(json_extract(options, ?)) = lower(?) LIMIT 1`;
-  return statement(db, sql).get(path, value) !== undefined;
+export async function activeJobWithOption(db: MetadataDb, path: string, value: string): Promise<boolean> {
+  if (!path.startsWith("$.")) throw new Error(`activeJobWithOption: ${JSON.stringify(path)} is not a path of object keys ("$.a.b")`);
+  const option = db.dialect.jsonText("options", path.slice(2).split("."));
+  const sql = `SELECT 1 AS found FROM jobs WHERE status NOT IN (${TERMINAL_SQL}) AND lower(${option}) = lower(?) LIMIT 1`;
+  return (await db.one(sql, [value])) !== undefined;
 }
 
 /** Options of `updateStatus`. */
@@ -174,38 +198,38 @@ export interface UpdateStatusOptions {
  * first, JobStateError, and nothing is written. NotFoundError if there is no such job.
  *
  * @example
- * updateStatus(db, id, "esriJobFailed", {
+ * await updateStatus(db, id, "esriJobFailed", {
  *   from: "esriJobExecuting",
  *   message: { type: "esriJobMessageTypeError", description: "The input has no time dimension." },
  * });
  */
-export function updateStatus(db: MetadataDb, id: string, to: JobStatus, options: UpdateStatusOptions = {}): JobRecord {
-  const job = mustGet(db, id);
+export async function updateStatus(db: MetadataDb, id: string, to: JobStatus, options: UpdateStatusOptions = {}): Promise<JobRecord> {
+  const job = await mustGet(db, id);
   const expected = options.from === undefined ? undefined : typeof options.from === "string" ? [options.from] : options.from;
   if (expected && !expected.includes(job.status)) {
     throw new JobStateError(`Job ${id} is ${job.status}, not ${expected.join(" or ")}.`, job.status, to);
   }
   const change = statusChange(job, to, options.now ?? Date.now());
-  const result = statement(
-    db,
-    `UPDATE jobs SET status = @status, started = @started, finished = @finished, progress = @progress,
-       attempts = @attempts, reports = @reports, results = coalesce(@results, results),
-       messages = CASE WHEN @message IS NULL THEN messages ELSE json_insert(messages, '$[#]', json(@message)) END
-     WHERE id = @id AND status = @previous`,
-  ).run({
-    id,
-    previous: job.status,
-    status: change.status,
-    started: change.started ?? null,
-    finished: change.finished ?? null,
-    progress: change.progress === undefined ? null : JSON.stringify(change.progress),
-    attempts: options.attempts ?? change.attempts,
-    reports: JSON.stringify(change.reports),
-    results: options.results === undefined ? null : JSON.stringify(options.results),
-    message: options.message === undefined ? null : JSON.stringify(options.message),
-  });
-  if (result.changes === 0) {
-    const now = getJob(db, id);
+  const set = ["status = ?", "started = ?", "finished = ?", "progress = ?", "attempts = ?", "reports = ?"];
+  const params: SqlValue[] = [
+    change.status,
+    change.started ?? null,
+    change.finished ?? null,
+    change.progress === undefined ? null : JSON.stringify(change.progress),
+    options.attempts ?? change.attempts,
+    JSON.stringify(change.reports),
+  ];
+  if (options.results !== undefined) {
+    set.push("results = ?");
+    params.push(JSON.stringify(options.results));
+  }
+  if (options.message !== undefined) {
+    set.push(`messages = ${db.dialect.jsonArrayAppend("messages")}`);
+    params.push(JSON.stringify(options.message));
+  }
+  const changes = await db.run(`UPDATE jobs SET ${set.join(", ")} WHERE id = ? AND status = ?`, [...params, id, job.status]);
+  if (changes === 0) {
+    const now = await getJob(db, id);
     if (!now) throw new NotFoundError(`No job ${id}.`);
     throw new JobStateError(`Job ${id} changed from ${job.status} to ${now.status} while being updated.`, now.status, to);
   }
@@ -216,22 +240,22 @@ export function updateStatus(db: MetadataDb, id: string, to: JobStatus, options:
  * Append a message; false if there is no such job.
  *
  * @example
- * appendMessage(db, id, { type: "esriJobMessageTypeWarning", description: "3 time steps have no data." });
+ * await appendMessage(db, id, { type: "esriJobMessageTypeWarning", description: "3 time steps have no data." });
  */
-export function appendMessage(db: MetadataDb, id: string, message: JobMessage): boolean {
-  const sql = "UPDATE jobs SET messages = json_insert(messages, '$[#]', json(?)) WHERE id = ?";
-  return statement(db, sql).run(JSON.stringify(message), id).changes > 0;
+export async function appendMessage(db: MetadataDb, id: string, message: JobMessage): Promise<boolean> {
+  const sql = `UPDATE jobs SET messages = ${db.dialect.jsonArrayAppend("messages")} WHERE id = ?`;
+  return (await db.run(sql, [JSON.stringify(message), id])) > 0;
 }
 
 /**
  * Record the progress of a running job; ignored (false) unless it is executing or cancelling.
  *
  * @example
- * setProgress(db, id, { percentage: 40, message: "Tile 4 of 10" });
+ * await setProgress(db, id, { percentage: 40, message: "Tile 4 of 10" });
  */
-export function setProgress(db: MetadataDb, id: string, progress: JobProgress): boolean {
+export async function setProgress(db: MetadataDb, id: string, progress: JobProgress): Promise<boolean> {
   const sql = "UPDATE jobs SET progress = ? WHERE id = ? AND status IN ('esriJobExecuting', 'esriJobCancelling')";
-  return statement(db, sql).run(JSON.stringify(progress), id).changes > 0;
+  return (await db.run(sql, [JSON.stringify(progress), id])) > 0;
 }
 
 /**
@@ -239,29 +263,28 @@ export function setProgress(db: MetadataDb, id: string, progress: JobProgress): 
  * with the move to esriJobSucceeded instead, so they appear together.
  *
  * @example
- * setResults(db, id, { outputMultidimensionalRaster: { url, itemId } });
+ * await setResults(db, id, { outputMultidimensionalRaster: { url, itemId } });
  */
-export function setResults(db: MetadataDb, id: string, results: JsonObject): boolean {
+export async function setResults(db: MetadataDb, id: string, results: JsonObject): Promise<boolean> {
   const sql = "UPDATE jobs SET results = ? WHERE id = ? AND status = 'esriJobExecuting'";
-  return statement(db, sql).run(JSON.stringify(results), id).changes > 0;
+  return (await db.run(sql, [JSON.stringify(results), id])) > 0;
 }
 
 /**
  * Record one thing the worker reported (`ctx.report(key, value)`); false if no such job.
  *
  * @example
- * setReport(db, id, "pendingDataset", "20240101T000000Z-4f3a");
+ * await setReport(db, id, "pendingDataset", "20240101T000000Z-4f3a");
  */
-export function setReport(db: MetadataDb, id: string, key: string, value: Json): boolean {
-  const update = db.transaction(() => {
-    const row = statement(db, "SELECT reports FROM jobs WHERE id = ?").get(id) as { reports: string } | undefined;
+export function setReport(db: MetadataDb, id: string, key: string, value: Json): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const row = await tx.one<{ reports: string }>("SELECT reports FROM jobs WHERE id = ?", [id]);
     if (!row) return false;
     const reports = JSON.parse(row.reports) as JsonObject;
     reports[key] = value;
-    statement(db, "UPDATE jobs SET reports = ? WHERE id = ?").run(JSON.stringify(reports), id);
+    await tx.run("UPDATE jobs SET reports = ? WHERE id = ?", [JSON.stringify(reports), id]);
     return true;
   });
-  return update();
 }
 
 /**
@@ -270,17 +293,16 @@ export function setReport(db: MetadataDb, id: string, key: string, value: Json):
  * there is no such job; JobStateError unless it is terminal (or already being deleted).
  *
  * @example
- * deleteJob(db, id).status; // "esriJobDeleted"
+ * (await deleteJob(db, id)).status; // "esriJobDeleted"
  */
-export function deleteJob(db: MetadataDb, id: string): JobRecord {
-  const purge = db.transaction((): JobRecord => {
-    let job = mustGet(db, id);
-    if (job.status !== "esriJobDeleting") job = updateStatus(db, id, "esriJobDeleting");
+export function deleteJob(db: MetadataDb, id: string): Promise<JobRecord> {
+  return db.transaction(async (tx): Promise<JobRecord> => {
+    let job = await mustGet(tx, id);
+    if (job.status !== "esriJobDeleting") job = await updateStatus(tx, id, "esriJobDeleting");
     assertTransition(job.status, "esriJobDeleted", id);
-    statement(db, "DELETE FROM jobs WHERE id = ? AND status = 'esriJobDeleting'").run(id);
+    await tx.run("DELETE FROM jobs WHERE id = ? AND status = 'esriJobDeleting'", [id]);
     return { ...job, status: "esriJobDeleted" };
   });
-  return purge();
 }
 
 /**
@@ -288,11 +310,11 @@ export function deleteJob(db: MetadataDb, id: string): JobRecord {
  * Their outputs stay, as with deleteJob.
  *
  * @example
- * expireFinished(db, 7 * 24 * 3600_000);
+ * await expireFinished(db, 7 * 24 * 3600_000);
  */
-export function expireFinished(db: MetadataDb, olderThanMs: number, now: number = Date.now()): string[] {
+export async function expireFinished(db: MetadataDb, olderThanMs: number, now: number = Date.now()): Promise<string[]> {
   const sql = `DELETE FROM jobs WHERE status IN (${TERMINAL_SQL}) AND finished < ? RETURNING id`;
-  return (statement(db, sql).all(now - olderThanMs) as { id: string }[]).map((r) => r.id);
+  return (await db.all<{ id: string }>(sql, [now - olderThanMs])).map((r) => r.id);
 }
 
 interface JobRow {
@@ -333,19 +355,8 @@ function fromRow(row: JobRow): JobRecord {
   return job;
 }
 
-function mustGet(db: MetadataDb, id: string): JobRecord {
-  const job = getJob(db, id);
+async function mustGet(db: MetadataDb, id: string): Promise<JobRecord> {
+  const job = await getJob(db, id);
   if (!job) throw new NotFoundError(`No job ${JSON.stringify(id.length > 64 ? id.slice(0, 64) + "…" : id)}.`);
   return job;
-}
-
-// Progress and messages are written often: prepare each text once per database.
-const statements = new WeakMap<MetadataDb, Map<string, Database.Statement>>();
-
-function statement(db: MetadataDb, sql: string): Database.Statement {
-  let cache = statements.get(db);
-  if (!cache) statements.set(db, (cache = new Map()));
-  let stmt = cache.get(sql);
-  if (!stmt) cache.set(sql, (stmt = db.prepare(sql)));
-  return stmt;
 }

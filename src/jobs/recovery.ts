@@ -47,7 +47,7 @@ export interface RecoverOptions {
  */
 export async function recoverJobs(db: MetadataDb, options: RecoverOptions): Promise<RecoveryReport> {
   const report: RecoveryReport = { queue: [], restarted: [], failed: [], cancelled: [], purged: [] };
-  const unfinished = listJobsByStatus(db, [
+  const unfinished = await listJobsByStatus(db, [
     "esriJobSubmitted",
     "esriJobWaiting",
     "esriJobExecuting",
@@ -69,7 +69,7 @@ export async function recoverJobs(db: MetadataDb, options: RecoverOptions): Prom
 async function recoverJob(db: MetadataDb, job: JobRecord, cleanup: Cleanup, report: RecoveryReport): Promise<void> {
   switch (job.status) {
     case "esriJobSubmitted":
-      updateStatus(db, job.id, "esriJobWaiting", { from: job.status });
+      await updateStatus(db, job.id, "esriJobWaiting", { from: job.status });
       report.queue.push(job.id);
       break;
     case "esriJobWaiting":
@@ -78,22 +78,22 @@ async function recoverJob(db: MetadataDb, job: JobRecord, cleanup: Cleanup, repo
     case "esriJobExecuting":
       if (job.attempts < MAX_INTERRUPTED_ATTEMPTS) {
         await cleanup(job, undefined, "interrupted");
-        updateStatus(db, job.id, "esriJobWaiting", { from: job.status, message: restartedMessage() });
+        await updateStatus(db, job.id, "esriJobWaiting", { from: job.status, message: restartedMessage() });
         report.queue.push(job.id);
         report.restarted.push(job.id);
       } else {
         await cleanup(job, undefined, "failed");
-        updateStatus(db, job.id, "esriJobFailed", { from: job.status, message: interruptedTooOftenMessage(job.attempts) });
+        await updateStatus(db, job.id, "esriJobFailed", { from: job.status, message: interruptedTooOftenMessage(job.attempts) });
         report.failed.push(job.id);
       }
       break;
     case "esriJobCancelling":
       await cleanup(job, undefined, "cancelled");
-      updateStatus(db, job.id, "esriJobCancelled", { from: job.status });
+      await updateStatus(db, job.id, "esriJobCancelled", { from: job.status });
       report.cancelled.push(job.id);
       break;
     case "esriJobDeleting":
-      deleteJob(db, job.id);
+      await deleteJob(db, job.id);
       report.purged.push(job.id);
       break;
   }
@@ -109,12 +109,12 @@ async function recoverJob(db: MetadataDb, job: JobRecord, cleanup: Cleanup, repo
  * await handBackJob(db, run.job.id, cleanup);
  */
 export async function handBackJob(db: MetadataDb, id: string, cleanup: Cleanup): Promise<void> {
-  const job = getJob(db, id);
+  const job = await getJob(db, id);
   if (job?.status === "esriJobExecuting") {
     await cleanup(job, undefined, "interrupted");
-    updateStatus(db, id, "esriJobWaiting", { from: job.status, attempts: Math.max(0, job.attempts - 1), message: shutdownMessage() });
+    await updateStatus(db, id, "esriJobWaiting", { from: job.status, attempts: Math.max(0, job.attempts - 1), message: shutdownMessage() });
   } else if (job?.status === "esriJobCancelling") {
     await cleanup(job, undefined, "cancelled");
-    updateStatus(db, id, "esriJobCancelled", { from: job.status });
+    await updateStatus(db, id, "esriJobCancelled", { from: job.status });
   }
 }

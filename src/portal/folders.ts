@@ -4,6 +4,7 @@
  */
 import { InvalidInputError, NotFoundError } from "../cube/errors.js";
 import type { MetadataDb } from "../store/metadataDb.js";
+import { isUniqueViolation } from "../store/sqlDb.js";
 import { isPortalId, newPortalId } from "./ids.js";
 import { canonicalUsername, getUser } from "./users.js";
 
@@ -29,57 +30,57 @@ const SELECT = "SELECT f.id, u.display_name AS owner, f.title, f.created FROM fo
 
 /**
  * @example
- * const folder = createFolder(db, "alice", "Sea temperature");
+ * const folder = await createFolder(db, "alice", "Sea temperature");
  */
-export function createFolder(db: MetadataDb, owner: string, title: string): Folder {
+export async function createFolder(db: MetadataDb, owner: string, title: string): Promise<Folder> {
   const key = canonicalUsername(owner);
-  if (!getUser(db, key)) throw new NotFoundError(`no user named ${owner}`, { parameter: "owner" });
+  if (!(await getUser(db, key))) throw new NotFoundError(`no user named ${owner}`, { parameter: "owner" });
   const clean = checkFolderTitle(title);
   const id = newPortalId();
   try {
-    db.prepare("INSERT INTO folders (id, owner, title, created) VALUES (?, ?, ?, ?)").run(id, key, clean, Date.now());
+    await db.run("INSERT INTO folders (id, owner, title, created) VALUES (?, ?, ?, ?)", [id, key, clean, Date.now()]);
   } catch (e) {
-    if ((e as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE")
+    if (isUniqueViolation(e))
       throw new InvalidInputError(`${owner} already has a folder named ${JSON.stringify(clean)}`, { parameter: "title" });
     throw e;
   }
-  return getFolder(db, id)!;
+  return (await getFolder(db, id))!;
 }
 
 /**
  * @example
- * getFolder(db, id)?.title; // "Sea temperature"
+ * (await getFolder(db, id))?.title; // "Sea temperature"
  */
-export function getFolder(db: MetadataDb, id: string): Folder | undefined {
+export async function getFolder(db: MetadataDb, id: string): Promise<Folder | undefined> {
   if (!isPortalId(id)) return undefined;
-  return db.prepare(`${SELECT} WHERE f.id = ?`).get(id) as FolderRow | undefined;
+  return db.one<FolderRow>(`${SELECT} WHERE f.id = ?`, [id]);
 }
 
 /**
  * The owner's folders, by title.
  * @example
- * listFolders(db, "alice").map((f) => f.title);
+ * (await listFolders(db, "alice")).map((f) => f.title);
  */
-export function listFolders(db: MetadataDb, owner: string): Folder[] {
-  return db.prepare(`${SELECT} WHERE f.owner = ? ORDER BY f.title, f.id`).all(canonicalUsername(owner)) as FolderRow[];
+export async function listFolders(db: MetadataDb, owner: string): Promise<Folder[]> {
+  return db.all<FolderRow>(`${SELECT} WHERE f.owner = ? ORDER BY f.title, f.id`, [canonicalUsername(owner)]);
 }
 
 /**
  * Delete an empty folder; refused (InvalidInputError) while items are in it.
  * @example
- * deleteFolder(db, folder.id);
+ * await deleteFolder(db, folder.id);
  */
-export function deleteFolder(db: MetadataDb, id: string): void {
-  db.transaction(() => {
-    const folder = getFolder(db, id);
+export async function deleteFolder(db: MetadataDb, id: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const folder = await getFolder(tx, id);
     if (!folder) throw new NotFoundError(`no folder with id ${JSON.stringify(String(id).slice(0, 80))}`, { parameter: "folderId" });
-    const n = (db.prepare("SELECT count(*) AS n FROM items WHERE folder_id = ?").get(id) as { n: number }).n;
+    const n = (await tx.one<{ n: number }>("SELECT count(*) AS n FROM items WHERE folder_id = ?", [id]))!.n;
     if (n > 0)
       throw new InvalidInputError(`folder ${JSON.stringify(folder.title)} holds ${n} item(s); move or delete them first`, {
         parameter: "folderId",
       });
-    db.prepare("DELETE FROM folders WHERE id = ?").run(id);
-  }).immediate();
+    await tx.run("DELETE FROM folders WHERE id = ?", [id]);
+  });
 }
 
 function checkFolderTitle(title: unknown): string {

@@ -77,19 +77,17 @@ export function readItemUpdate(params: Record<string, string>, item: Item): Item
 /**
  * Apply `update` to item `id` in one transaction, keeping Strata's own properties.
  * @example
- * applyItemUpdate(db, item.id, readItemUpdate(params, item));
+ * await applyItemUpdate(db, item.id, readItemUpdate(params, item));
  */
-export function applyItemUpdate(db: MetadataDb, id: string, update: ItemUpdate): Item {
-  return db
-    .transaction(() => {
-      const current = getItem(db, id);
-      if (!current || update.properties === undefined) return updateItem(db, id, update.patch);
-      const own: Record<string, unknown> = { ...current.properties };
-      delete own[CLIENT_PROPERTIES];
-      const properties = update.properties === null ? own : { ...own, [CLIENT_PROPERTIES]: update.properties };
-      return updateItem(db, id, { ...update.patch, properties });
-    })
-    .immediate();
+export function applyItemUpdate(db: MetadataDb, id: string, update: ItemUpdate): Promise<Item> {
+  return db.transaction(async (tx) => {
+    const current = await getItem(tx, id);
+    if (!current || update.properties === undefined) return updateItem(tx, id, update.patch);
+    const own: Record<string, unknown> = { ...current.properties };
+    delete own[CLIENT_PROPERTIES];
+    const properties = update.properties === null ? own : { ...own, [CLIENT_PROPERTIES]: update.properties };
+    return updateItem(tx, id, { ...update.patch, properties });
+  });
 }
 
 /**
@@ -138,14 +136,12 @@ function readProperties(text: string): Record<string, unknown> | null {
  * Say which job made or last filled an item, in its client properties as the ArcGIS API for
  * Python writes them around a job (kept beside any other properties a client gave it).
  * @example
- * recordSourceJob(db, itemId, { jobUrl: `${tools}/GenerateTrendRaster/jobs/j1`, jobId: "j1", task: "GenerateTrendRaster" });
+ * await recordSourceJob(db, itemId, { jobUrl: `${tools}/GenerateTrendRaster/jobs/j1`, jobId: "j1", task: "GenerateTrendRaster" });
  */
-export function recordSourceJob(db: MetadataDb, id: string, job: { jobUrl: string; jobId: string; task: string }): Item {
-  return db
-    .transaction(() => {
-      const current = getItem(db, id);
-      const properties = { ...clientProperties(current ?? { properties: {} }), ...job, jobType: "GPServer", jobStatus: "completed" };
-      return applyItemUpdate(db, id, { patch: {}, properties });
-    })
-    .immediate();
+export function recordSourceJob(db: MetadataDb, id: string, job: { jobUrl: string; jobId: string; task: string }): Promise<Item> {
+  return db.transaction(async (tx) => {
+    const current = await getItem(tx, id);
+    const properties = { ...clientProperties(current ?? { properties: {} }), ...job, jobType: "GPServer", jobStatus: "completed" };
+    return applyItemUpdate(tx, id, { patch: {}, properties });
+  });
 }

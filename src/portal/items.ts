@@ -5,6 +5,7 @@
  */
 import { InvalidInputError, NotFoundError } from "../cube/errors.js";
 import type { MetadataDb } from "../store/metadataDb.js";
+import { type SqlValue, isUniqueViolation } from "../store/sqlDb.js";
 import { canRead, type Access, type Viewer } from "./access.js";
 import { getFolder } from "./folders.js";
 import { isPortalId, newPortalId } from "./ids.js";
@@ -86,37 +87,34 @@ const SELECT = "SELECT i.*, u.display_name AS owner_display FROM items i JOIN us
 
 /**
  * @example
- * const item = createItem(db, "alice", { title: "SST anomaly", serviceName: "sst_anomaly", url, properties: { datasetId } });
+ * const item = await createItem(db, "alice", { title: "SST anomaly", serviceName: "sst_anomaly", url, properties: { datasetId } });
  */
-export function createItem(db: MetadataDb, owner: string, fields: NewItem): Item {
+export async function createItem(db: MetadataDb, owner: string, fields: NewItem): Promise<Item> {
   const id = newPortalId();
-  const row = { id, ...checkNewItem(db, owner, fields) };
-  writeGuarded(row.service_name, () =>
-    db
-      .prepare(
-        `INSERT INTO items (id, owner, folder_id, title, type, type_keywords, description, snippet, tags, url, service_name,
-                            access, created, modified, properties)
-         VALUES (:id, :owner, :folder_id, :title, :type, :type_keywords, :description, :snippet, :tags, :url, :service_name,
-                 :access, :created, :modified, :properties)`,
-      )
-      .run(row),
+  const row = { id, ...(await checkNewItem(db, owner, fields)) };
+  const columns = Object.keys(row) as (keyof typeof row)[];
+  await writeGuarded(row.service_name, () =>
+    db.run(
+      `INSERT INTO items (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+      columns.map((c) => row[c]),
+    ),
   );
-  return getItem(db, id)!;
+  return (await getItem(db, id))!;
 }
 
 /**
  * The row createItem would insert, or the InvalidInputError it would throw: lets a caller
  * check an item before doing the work it describes (an upload stored, a dataset written).
  * @example
- * checkNewItem(db, "alice", { title: "x".repeat(300) }); // throws: title must be ... at most 256 characters
+ * await checkNewItem(db, "alice", { title: "x".repeat(300) }); // throws: title must be ... at most 256 characters
  */
-export function checkNewItem(db: MetadataDb, owner: string, fields: NewItem) {
+export async function checkNewItem(db: MetadataDb, owner: string, fields: NewItem) {
   const key = canonicalUsername(owner);
-  if (!getUser(db, key)) throw new NotFoundError(`no user named ${owner}`, { parameter: "owner" });
+  if (!(await getUser(db, key))) throw new NotFoundError(`no user named ${owner}`, { parameter: "owner" });
   const now = Date.now();
   return {
     owner: key,
-    folder_id: checkFolder(db, key, fields.folderId ?? null),
+    folder_id: await checkFolder(db, key, fields.folderId ?? null),
     title: checkText(fields.title, "title", 256),
     type: checkText(fields.type ?? "Image Service", "type", 64),
     type_keywords: JSON.stringify(checkStringList(fields.typeKeywords ?? [], "typeKeywords")),
@@ -134,22 +132,22 @@ export function checkNewItem(db: MetadataDb, owner: string, fields: NewItem) {
 
 /**
  * @example
- * getItem(db, "3f2a9c0d5e8b4f7a9e1c2b3d4a5f6e7d")?.title;
+ * (await getItem(db, "3f2a9c0d5e8b4f7a9e1c2b3d4a5f6e7d"))?.title;
  */
-export function getItem(db: MetadataDb, id: string): Item | undefined {
+export async function getItem(db: MetadataDb, id: string): Promise<Item | undefined> {
   if (!isPortalId(id)) return undefined;
-  const row = db.prepare(`${SELECT} WHERE i.id = ?`).get(id) as ItemRow | undefined;
+  const row = await db.one<ItemRow>(`${SELECT} WHERE i.id = ?`, [id]);
   return row && toItem(row);
 }
 
 /**
  * The item of a hosted service, found by service name regardless of case.
  * @example
- * getItemByServiceName(db, "SST_Anomaly")?.id;
+ * (await getItemByServiceName(db, "SST_Anomaly"))?.id;
  */
-export function getItemByServiceName(db: MetadataDb, serviceName: string): Item | undefined {
+export async function getItemByServiceName(db: MetadataDb, serviceName: string): Promise<Item | undefined> {
   if (typeof serviceName !== "string" || serviceName === "") return undefined;
-  const row = db.prepare(`${SELECT} WHERE i.service_name = ?`).get(serviceName) as ItemRow | undefined;
+  const row = await db.one<ItemRow>(`${SELECT} WHERE i.service_name = ?`, [serviceName]);
   return row && toItem(row);
 }
 
@@ -157,61 +155,66 @@ export function getItemByServiceName(db: MetadataDb, serviceName: string): Item 
  * Change some fields (absent ones keep their value) and bump `modified`. `folderId` moves the
  * item (null: to the root); `properties` replaces the whole object.
  * @example
- * updateItem(db, item.id, { title: "SST anomaly 1981-2010", properties: { datasetId: newId } });
+ * await updateItem(db, item.id, { title: "SST anomaly 1981-2010", properties: { datasetId: newId } });
  */
-export function updateItem(db: MetadataDb, id: string, patch: ItemPatch): Item {
-  return db
-    .transaction(() => {
-      const current = requireRow(db, id);
-      const set: Record<string, unknown> = {};
-      if (patch.title !== undefined) set.title = checkText(patch.title, "title", 256);
-      if (patch.typeKeywords !== undefined) set.type_keywords = JSON.stringify(checkStringList(patch.typeKeywords, "typeKeywords"));
-      if (patch.description !== undefined) set.description = checkLongText(patch.description, "description", 65_536);
-      if (patch.snippet !== undefined) set.snippet = checkText(patch.snippet, "snippet", 2048, true);
-      if (patch.tags !== undefined) set.tags = JSON.stringify(checkStringList(patch.tags, "tags"));
-      if (patch.url !== undefined) set.url = checkUrl(patch.url);
-      if (patch.serviceName !== undefined) set.service_name = checkServiceName(patch.serviceName);
-      if (patch.folderId !== undefined) set.folder_id = checkFolder(db, current.owner, patch.folderId);
-      if (patch.properties !== undefined) set.properties = checkProperties(patch.properties);
-      set.modified = Math.max(Date.now(), current.modified);
-      // Column names come from the fixed list above, never from the caller.
-      const assignments = Object.keys(set).map((column) => `${column} = :${column}`);
-      writeGuarded(set.service_name as string | null | undefined, () =>
-        db.prepare(`UPDATE items SET ${assignments.join(", ")} WHERE id = :id`).run({ ...set, id }),
-      );
-      return getItem(db, id)!;
-    })
-    .immediate();
+export async function updateItem(db: MetadataDb, id: string, patch: ItemPatch): Promise<Item> {
+  return db.transaction(async (tx) => {
+    const current = await requireRow(tx, id);
+    const set: Record<string, SqlValue> = {};
+    if (patch.title !== undefined) set.title = checkText(patch.title, "title", 256);
+    if (patch.typeKeywords !== undefined) set.type_keywords = JSON.stringify(checkStringList(patch.typeKeywords, "typeKeywords"));
+    if (patch.description !== undefined) set.description = checkLongText(patch.description, "description", 65_536);
+    if (patch.snippet !== undefined) set.snippet = checkText(patch.snippet, "snippet", 2048, true);
+    if (patch.tags !== undefined) set.tags = JSON.stringify(checkStringList(patch.tags, "tags"));
+    if (patch.url !== undefined) set.url = checkUrl(patch.url);
+    if (patch.serviceName !== undefined) set.service_name = checkServiceName(patch.serviceName);
+    if (patch.folderId !== undefined) set.folder_id = await checkFolder(tx, current.owner, patch.folderId);
+    if (patch.properties !== undefined) set.properties = checkProperties(patch.properties);
+    set.modified = Math.max(Date.now(), current.modified);
+    // Column names come from the fixed list above, never from the caller.
+    const columns = Object.keys(set);
+    await writeGuarded(set.service_name as string | null | undefined, () =>
+      tx.run(`UPDATE items SET ${columns.map((column) => `${column} = ?`).join(", ")} WHERE id = ?`, [...columns.map((c) => set[c]), id]),
+    );
+    return (await getItem(tx, id))!;
+  });
 }
 
 /**
  * Set the sharing level: "private", "org" or "public".
  * @example
- * shareItem(db, item.id, "public");
+ * await shareItem(db, item.id, "public");
  */
-export function shareItem(db: MetadataDb, id: string, access: Access): Item {
+export async function shareItem(db: MetadataDb, id: string, access: Access): Promise<Item> {
   const level = checkAccess(access);
-  const changed = db.prepare("UPDATE items SET access = ?, modified = max(modified, ?) WHERE id = ?").run(level, Date.now(), id).changes;
+  const now = Date.now();
+  // CASE rather than SQLite's max(a, b) / PostgreSQL's greatest(a, b): both read it.
+  const changed = await db.run("UPDATE items SET access = ?, modified = CASE WHEN modified > ? THEN modified ELSE ? END WHERE id = ?", [
+    level,
+    now,
+    now,
+    id,
+  ]);
   if (changed === 0) throw notFound(id);
-  return getItem(db, id)!;
+  return (await getItem(db, id))!;
 }
 
 /**
  * @example
- * deleteItem(db, item.id);
+ * await deleteItem(db, item.id);
  */
-export function deleteItem(db: MetadataDb, id: string): void {
-  if (!isPortalId(id) || db.prepare("DELETE FROM items WHERE id = ?").run(id).changes === 0) throw notFound(id);
+export async function deleteItem(db: MetadataDb, id: string): Promise<void> {
+  if (!isPortalId(id) || (await db.run("DELETE FROM items WHERE id = ?", [id])) === 0) throw notFound(id);
 }
 
 /**
  * Items the viewer may read, oldest first, optionally narrowed to an owner and a folder.
  * @example
- * listItems(db, { owner: "alice", folderId: null, viewer }); // alice's root items the viewer may see
+ * await listItems(db, { owner: "alice", folderId: null, viewer }); // alice's root items the viewer may see
  */
-export function listItems(db: MetadataDb, query: ItemQuery): Item[] {
+export async function listItems(db: MetadataDb, query: ItemQuery): Promise<Item[]> {
   const where: string[] = [];
-  const params: unknown[] = [];
+  const params: SqlValue[] = [];
   if (query.owner !== undefined) {
     where.push("i.owner = ?");
     params.push(canonicalUsername(query.owner));
@@ -221,14 +224,15 @@ export function listItems(db: MetadataDb, query: ItemQuery): Item[] {
     where.push("i.folder_id = ?");
     params.push(query.folderId);
   }
+  // rowid: SQLite's implicit one, or the identity column of that name PostgreSQL's items have.
   const sql = `${SELECT}${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY i.created, i.rowid`;
   // The access rule is applied here, in JS, so that canRead stays its only statement.
-  return (db.prepare(sql).all(...params) as ItemRow[]).map(toItem).filter((item) => canRead(query.viewer, item));
+  return (await db.all<ItemRow>(sql, params)).map(toItem).filter((item) => canRead(query.viewer, item));
 }
 
-function checkFolder(db: MetadataDb, ownerKey: string, folderId: unknown): string | null {
+async function checkFolder(db: MetadataDb, ownerKey: string, folderId: unknown): Promise<string | null> {
   if (folderId === null) return null;
-  const folder = typeof folderId === "string" ? getFolder(db, folderId) : undefined;
+  const folder = typeof folderId === "string" ? await getFolder(db, folderId) : undefined;
   // Another user's folder is answered as no folder at all: its title and existence stay theirs.
   if (!folder || !sameUsername(folder.owner, ownerKey)) {
     throw new InvalidInputError(`you have no folder with id ${JSON.stringify(String(folderId).slice(0, 80))}`, { parameter: "folderId" });
@@ -236,18 +240,18 @@ function checkFolder(db: MetadataDb, ownerKey: string, folderId: unknown): strin
   return folder.id;
 }
 
-function requireRow(db: MetadataDb, id: string): ItemRow {
-  const row = isPortalId(id) ? (db.prepare(`${SELECT} WHERE i.id = ?`).get(id) as ItemRow | undefined) : undefined;
+async function requireRow(db: MetadataDb, id: string): Promise<ItemRow> {
+  const row = isPortalId(id) ? await db.one<ItemRow>(`${SELECT} WHERE i.id = ?`, [id]) : undefined;
   if (!row) throw notFound(id);
   return row;
 }
 
 /** Turn the unique-index violation on service_name into a 400 that names the service. */
-function writeGuarded(serviceName: string | null | undefined, write: () => void): void {
+async function writeGuarded(serviceName: string | null | undefined, write: () => Promise<unknown>): Promise<void> {
   try {
-    write();
+    await write();
   } catch (e) {
-    if ((e as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE" && serviceName)
+    if (isUniqueViolation(e) && serviceName)
       throw new InvalidInputError(`a service named ${serviceName} already exists; choose another name`, { parameter: "serviceName" });
     throw e;
   }

@@ -63,18 +63,18 @@ export async function generateToken(db: MetadataDb, request: TokenRequest, now: 
   if (!user) throw new AuthError(400, "Unable to generate token.", { details: ["Invalid username or password."] });
   const token = randomBytes(32).toString("base64url");
   const expires = now + Math.round(minutes * 60_000);
-  db.transaction(() => {
+  await db.transaction(async (tx) => {
     // Keeps the table bounded even when no one schedules purgeExpiredTokens.
-    purgeExpiredTokens(db, now);
-    db.prepare("INSERT INTO tokens (hash, username, created, expires, client, bound_to) VALUES (?, ?, ?, ?, ?, ?)").run(
+    await purgeExpiredTokens(tx, now);
+    await tx.run("INSERT INTO tokens (hash, username, created, expires, client, bound_to) VALUES (?, ?, ?, ?, ?, ?)", [
       hashToken(token),
       canonicalUsername(user.username),
       now,
       expires,
       client,
       boundTo ?? null,
-    );
-  })();
+    ]);
+  });
   return { token, expires, ssl: false };
 }
 
@@ -82,10 +82,10 @@ export async function generateToken(db: MetadataDb, request: TokenRequest, now: 
  * The user a token stands for, or AuthError 498 when it is unknown, expired, revoked or
  * presented from another referer or address than it was bound to.
  * @example
- * const user = resolveToken(db, token, { referer: req.headers.referer, ip: req.ip });
+ * const user = await resolveToken(db, token, { referer: req.headers.referer, ip: req.ip });
  */
-export function resolveToken(db: MetadataDb, token: string, origin: TokenOrigin = {}, now: number = Date.now()): User {
-  return checkToken(db, token, origin, now).user;
+export async function resolveToken(db: MetadataDb, token: string, origin: TokenOrigin = {}, now: number = Date.now()): Promise<User> {
+  return (await checkToken(db, token, origin, now)).user;
 }
 
 /**
@@ -93,24 +93,28 @@ export function resolveToken(db: MetadataDb, token: string, origin: TokenOrigin 
  * `token` and `serverUrl` for each federated server). Portal and server are one system
  * here, so the answer is the same token and its expiry; it is checked as any token is.
  * @example
- * const { token, expires } = exchangeToken(db, portalToken, { referer });
+ * const { token, expires } = await exchangeToken(db, portalToken, { referer });
  */
-export function exchangeToken(db: MetadataDb, token: string, origin: TokenOrigin = {}, now: number = Date.now()): IssuedToken {
-  const { expires } = checkToken(db, token, origin, now);
+export async function exchangeToken(
+  db: MetadataDb,
+  token: string,
+  origin: TokenOrigin = {},
+  now: number = Date.now(),
+): Promise<IssuedToken> {
+  const { expires } = await checkToken(db, token, origin, now);
   return { token, expires, ssl: false };
 }
 
-function checkToken(db: MetadataDb, token: string, origin: TokenOrigin, now: number): { user: User; expires: number } {
+async function checkToken(db: MetadataDb, token: string, origin: TokenOrigin, now: number): Promise<{ user: User; expires: number }> {
   if (typeof token !== "string" || token.length === 0 || token.length > MAX_TOKEN_LENGTH) throw invalid();
-  const row = db.prepare("SELECT username, expires, client, bound_to FROM tokens WHERE hash = ?").get(hashToken(token)) as
-    TokenRow | undefined;
+  const row = await db.one<TokenRow>("SELECT username, expires, client, bound_to FROM tokens WHERE hash = ?", [hashToken(token)]);
   if (!row) throw invalid();
   if (row.expires <= now) throw invalid("Token has expired.");
   if (row.client === "referer" && (origin.referer === undefined || refererKey(origin.referer) !== row.bound_to))
     throw invalid("The token is bound to another referer.");
   if (row.client === "requestip" && (origin.ip === undefined || ipKey(origin.ip) !== row.bound_to))
     throw invalid("The token is bound to another address.");
-  const user = getUser(db, row.username);
+  const user = await getUser(db, row.username);
   if (!user) throw invalid();
   return { user, expires: row.expires };
 }
@@ -118,19 +122,19 @@ function checkToken(db: MetadataDb, token: string, origin: TokenOrigin, now: num
 /**
  * Invalidate every token of a user (sign out everywhere); returns how many there were.
  * @example
- * revokeTokens(db, "alice"); // 2
+ * await revokeTokens(db, "alice"); // 2
  */
-export function revokeTokens(db: MetadataDb, username: string): number {
-  return db.prepare("DELETE FROM tokens WHERE username = ?").run(canonicalUsername(username)).changes;
+export async function revokeTokens(db: MetadataDb, username: string): Promise<number> {
+  return db.run("DELETE FROM tokens WHERE username = ?", [canonicalUsername(username)]);
 }
 
 /**
  * Delete tokens expired at `now`; returns how many.
  * @example
- * setInterval(() => purgeExpiredTokens(db), 3_600_000).unref();
+ * setInterval(() => void purgeExpiredTokens(db).catch(console.error), 3_600_000).unref();
  */
-export function purgeExpiredTokens(db: MetadataDb, now: number = Date.now()): number {
-  return db.prepare("DELETE FROM tokens WHERE expires <= ?").run(now).changes;
+export function purgeExpiredTokens(db: MetadataDb, now: number = Date.now()): Promise<number> {
+  return db.run("DELETE FROM tokens WHERE expires <= ?", [now]);
 }
 
 function hashToken(token: string): string {

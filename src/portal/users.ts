@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { InvalidInputError, NotFoundError } from "../cube/errors.js";
 import type { MetadataDb } from "../store/metadataDb.js";
+import { isUniqueViolation } from "../store/sqlDb.js";
 import { burnVerification, checkNewPassword, hashPassword, verifyPasswordHash } from "./password.js";
 
 /** publisher may run analysis; admin may do anything. */
@@ -77,38 +78,39 @@ export async function createUser(db: MetadataDb, fields: NewUser): Promise<User>
   const fullName = optionalText(fields.fullName, "fullName", 256);
   const email = optionalEmail(fields.email);
   checkNewPassword(fields.password);
-  if (getUserRow(db, key)) throw duplicate(fields.username);
+  if (await getUserRow(db, key)) throw duplicate(fields.username);
   const hash = await hashPassword(fields.password);
   const now = Date.now();
   try {
-    db.prepare(
+    await db.run(
       `INSERT INTO users (username, display_name, role, full_name, email, password_hash, created, modified)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(key, fields.username, fields.role, fullName ?? null, email ?? null, hash, now, now);
+      [key, fields.username, fields.role, fullName ?? null, email ?? null, hash, now, now],
+    );
   } catch (e) {
     // Another writer took the name while we were hashing.
-    if ((e as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") throw duplicate(fields.username);
+    if (isUniqueViolation(e)) throw duplicate(fields.username);
     throw e;
   }
-  return getUser(db, key)!;
+  return (await getUser(db, key))!;
 }
 
 /**
  * @example
- * getUser(db, "ALICE")?.role; // "publisher"
+ * (await getUser(db, "ALICE"))?.role; // "publisher"
  */
-export function getUser(db: MetadataDb, username: string): User | undefined {
+export async function getUser(db: MetadataDb, username: string): Promise<User | undefined> {
   if (typeof username !== "string" || !USERNAME_PATTERN.test(username)) return undefined;
-  const row = getUserRow(db, username.toLowerCase());
+  const row = await getUserRow(db, username.toLowerCase());
   return row && toUser(row);
 }
 
 /**
  * @example
- * listUsers(db).map((u) => u.username); // ["admin", "Alice"]
+ * (await listUsers(db)).map((u) => u.username); // ["admin", "Alice"]
  */
-export function listUsers(db: MetadataDb): User[] {
-  return (db.prepare("SELECT * FROM users ORDER BY username").all() as UserRow[]).map(toUser);
+export async function listUsers(db: MetadataDb): Promise<User[]> {
+  return (await db.all<UserRow>("SELECT * FROM users ORDER BY username")).map(toUser);
 }
 
 /**
@@ -119,7 +121,7 @@ export function listUsers(db: MetadataDb): User[] {
  */
 export async function verifyPassword(db: MetadataDb, username: string, password: string): Promise<User | undefined> {
   if (typeof password !== "string" || password.length > 4 * 1024) return undefined;
-  const row = typeof username === "string" && USERNAME_PATTERN.test(username) ? getUserRow(db, username.toLowerCase()) : undefined;
+  const row = typeof username === "string" && USERNAME_PATTERN.test(username) ? await getUserRow(db, username.toLowerCase()) : undefined;
   if (!row) return void (await burnVerification(password));
   return (await verifyPasswordHash(password, row.password_hash)) ? toUser(row) : undefined;
 }
@@ -131,36 +133,36 @@ export async function verifyPassword(db: MetadataDb, username: string, password:
  * await setPassword(db, "alice", "a new passphrase");
  */
 export async function setPassword(db: MetadataDb, username: string, password: string): Promise<void> {
-  const key = requireUserRow(db, username).username;
+  const key = (await requireUserRow(db, username)).username;
   checkNewPassword(password);
   const hash = await hashPassword(password);
-  db.transaction(() => {
-    const changed = db.prepare("UPDATE users SET password_hash = ?, modified = ? WHERE username = ?").run(hash, Date.now(), key).changes;
+  await db.transaction(async (tx) => {
+    const changed = await tx.run("UPDATE users SET password_hash = ?, modified = ? WHERE username = ?", [hash, Date.now(), key]);
     if (changed === 0) throw notFound(username);
-    db.prepare("DELETE FROM tokens WHERE username = ?").run(key);
-  })();
+    await tx.run("DELETE FROM tokens WHERE username = ?", [key]);
+  });
 }
 
 /**
  * Remove a user, their tokens and their (empty) folders. Refused for the last admin and for
  * a user who still owns items: their services would be left without an owner.
  * @example
- * removeUser(db, "bob");
+ * await removeUser(db, "bob");
  */
-export function removeUser(db: MetadataDb, username: string): void {
-  db.transaction(() => {
-    const row = requireUserRow(db, username);
-    if (row.role === "admin" && countAdmins(db) <= 1)
+export async function removeUser(db: MetadataDb, username: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const row = await requireUserRow(tx, username);
+    if (row.role === "admin" && (await countAdmins(tx)) <= 1)
       throw new InvalidInputError(`${row.display_name} is the last admin and cannot be removed; make another admin first`, {
         parameter: "username",
       });
-    const items = (db.prepare("SELECT count(*) AS n FROM items WHERE owner = ?").get(row.username) as { n: number }).n;
+    const items = (await tx.one<{ n: number }>("SELECT count(*) AS n FROM items WHERE owner = ?", [row.username]))!.n;
     if (items > 0)
       throw new InvalidInputError(`${row.display_name} still owns ${items} item(s); delete them before removing the user`, {
         parameter: "username",
       });
-    db.prepare("DELETE FROM users WHERE username = ?").run(row.username);
-  }).immediate();
+    await tx.run("DELETE FROM users WHERE username = ?", [row.username]);
+  });
 }
 
 /**
@@ -172,43 +174,41 @@ export function removeUser(db: MetadataDb, username: string): void {
  * if (password) console.log(`admin password (shown once): ${password}`);
  */
 export async function ensureInitialAdmin(db: MetadataDb): Promise<string | undefined> {
-  if (countUsers(db) > 0) return undefined;
+  if ((await countUsers(db)) > 0) return undefined;
   const password = randomBytes(18).toString("base64url"); // 24 characters
   const hash = await hashPassword(password);
-  const created = db
-    .transaction(() => {
-      // Re-checked under the write lock: two servers starting at once make one admin.
-      if (countUsers(db) > 0) return false;
-      const now = Date.now();
-      db.prepare(`INSERT INTO users (username, display_name, role, password_hash, created, modified) VALUES (?, ?, 'admin', ?, ?, ?)`).run(
-        INITIAL_ADMIN,
-        INITIAL_ADMIN,
-        hash,
-        now,
-        now,
-      );
-      return true;
-    })
-    .immediate();
+  const created = await db.transaction(async (tx) => {
+    // Re-checked under the write lock: two servers starting at once make one admin.
+    if ((await countUsers(tx)) > 0) return false;
+    const now = Date.now();
+    await tx.run(`INSERT INTO users (username, display_name, role, password_hash, created, modified) VALUES (?, ?, 'admin', ?, ?, ?)`, [
+      INITIAL_ADMIN,
+      INITIAL_ADMIN,
+      hash,
+      now,
+      now,
+    ]);
+    return true;
+  });
   return created ? password : undefined;
 }
 
-function getUserRow(db: MetadataDb, key: string): UserRow | undefined {
-  return db.prepare("SELECT * FROM users WHERE username = ?").get(key) as UserRow | undefined;
+function getUserRow(db: MetadataDb, key: string): Promise<UserRow | undefined> {
+  return db.one<UserRow>("SELECT * FROM users WHERE username = ?", [key]);
 }
 
-function requireUserRow(db: MetadataDb, username: string): UserRow {
-  const row = typeof username === "string" && USERNAME_PATTERN.test(username) ? getUserRow(db, username.toLowerCase()) : undefined;
+async function requireUserRow(db: MetadataDb, username: string): Promise<UserRow> {
+  const row = typeof username === "string" && USERNAME_PATTERN.test(username) ? await getUserRow(db, username.toLowerCase()) : undefined;
   if (!row) throw notFound(username);
   return row;
 }
 
-function countUsers(db: MetadataDb): number {
-  return (db.prepare("SELECT count(*) AS n FROM users").get() as { n: number }).n;
+async function countUsers(db: MetadataDb): Promise<number> {
+  return (await db.one<{ n: number }>("SELECT count(*) AS n FROM users"))!.n;
 }
 
-function countAdmins(db: MetadataDb): number {
-  return (db.prepare("SELECT count(*) AS n FROM users WHERE role = 'admin'").get() as { n: number }).n;
+async function countAdmins(db: MetadataDb): Promise<number> {
+  return (await db.one<{ n: number }>("SELECT count(*) AS n FROM users WHERE role = 'admin'"))!.n;
 }
 
 function toUser(row: UserRow): User {

@@ -67,17 +67,17 @@ export function readCreateParameters(value: unknown): ServiceRequest {
  * Create the item of an empty hosted image service owned by `owner`. The caller has checked
  * that the name is free (the unique index still refuses a name taken in between).
  * @example
- * const item = createEmptyService(db, urls, "ana", { name: "sst_anomaly", description: "" }, { folderId: null, tags: [], snippet: "" });
+ * const item = await createEmptyService(db, urls, "ana", { name: "sst_anomaly", description: "" }, { folderId: null, tags: [], snippet: "" });
  */
-export function createEmptyService(
+export async function createEmptyService(
   db: MetadataDb,
   urls: ServerUrls,
   owner: string,
   service: ServiceRequest,
   fields: ServiceItemFields,
-): Item {
+): Promise<Item> {
   try {
-    return createItem(db, owner, {
+    return await createItem(db, owner, {
       title: service.name,
       description: service.description,
       snippet: fields.snippet,

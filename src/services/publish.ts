@@ -37,17 +37,17 @@ export async function publishOutput(
   // Recorded for quotas (services/quota.ts): measured once, when the dataset is complete.
   const bytes = await directorySize(await store.resolve(datasetId));
   if (target.kind === "create") {
-    if (getItemByServiceName(db, target.serviceName)) {
+    if (await getItemByServiceName(db, target.serviceName)) {
       throw new InvalidInputError(`the service name ${target.serviceName} was taken while the job ran`, { parameter: "outputName" });
     }
-    const item = createItem(db, owner, { ...outputItem(urls, target), properties: { datasetId, bytes } });
+    const item = await createItem(db, owner, { ...outputItem(urls, target), properties: { datasetId, bytes } });
     return { url: item.url!, itemId: item.id };
   }
-  const item = getItem(db, target.itemId);
+  const item = await getItem(db, target.itemId);
   if (!item || !item.serviceName)
     throw new InvalidInputError(`the service to update (item ${target.itemId}) no longer exists`, { parameter: "outputName" });
   const old = item.properties.datasetId;
-  updateItem(db, item.id, { properties: { ...item.properties, datasetId, bytes } });
+  await updateItem(db, item.id, { properties: { ...item.properties, datasetId, bytes } });
   if (typeof old === "string" && old !== datasetId) await store.remove(old).catch(() => undefined);
   return { url: item.url ?? serviceUrl(urls, item.serviceName), itemId: item.id };
 }
@@ -71,11 +71,16 @@ function outputItem(urls: ServerUrls, target: Extract<OutputTarget, { kind: "cre
  * Refuse at submit what would fail at publication (a folder not the owner's, a title too
  * long), so a job never runs to the end to fail there.
  * @example
- * checkOutputItem(db, urls, target, "alice"); // throws InvalidInputError naming outputName
+ * await checkOutputItem(db, urls, target, "alice"); // throws InvalidInputError naming outputName
  */
-export function checkOutputItem(db: MetadataDb, urls: ServerUrls, target: Extract<OutputTarget, { kind: "create" }>, owner: string): void {
+export async function checkOutputItem(
+  db: MetadataDb,
+  urls: ServerUrls,
+  target: Extract<OutputTarget, { kind: "create" }>,
+  owner: string,
+): Promise<void> {
   try {
-    checkNewItem(db, owner, outputItem(urls, target));
+    await checkNewItem(db, owner, outputItem(urls, target));
   } catch (e) {
     if (e instanceof InvalidInputError) {
       throw new InvalidInputError(`outputName: itemProperties.${e.parameter ?? "?"}: ${e.message}`, { parameter: "outputName" });

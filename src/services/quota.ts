@@ -18,7 +18,7 @@ import { datasetIdOf } from "./publish.js";
  * await storageUsed(db, store, "ana"); // 48213504
  */
 export async function storageUsed(db: MetadataDb, store: RasterStore, owner: string): Promise<number> {
-  const items = listItems(db, { owner, viewer: { username: owner, role: "admin" } });
+  const items = await listItems(db, { owner, viewer: { username: owner, role: "admin" } });
   let total = 0;
   for (const item of items) total += await itemBytes(store, item);
   return total;

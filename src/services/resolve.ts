@@ -69,7 +69,7 @@ async function resolveInput(
   const fail = (why: string) => new InvalidInputError(`${parameter}: ${why}`, { parameter });
 
   if (key === "itemId") {
-    const item = getItem(deps.db, value);
+    const item = await getItem(deps.db, value);
     if (!item) throw fail(`no item with id ${value}`);
     if (!canRead(viewer, item))
       throw new AuthError(403, undefined, { details: [`${parameter}: you may not read item ${value}`], parameter });
@@ -78,7 +78,7 @@ async function resolveInput(
   if (key === "url") {
     const name = hostedServiceName(deps.urls, value);
     if (name) {
-      const item = getItemByServiceName(deps.db, name);
+      const item = await getItemByServiceName(deps.db, name);
       if (!item) throw fail(`there is no hosted image service named ${name}`);
       if (!canRead(viewer, item))
         throw new AuthError(403, undefined, { details: [`${parameter}: you may not read service ${name}`], parameter });
@@ -111,9 +111,9 @@ async function resolveInput(
 
 /** A folder's raster items the caller can read, to be stacked along their shared dimension. */
 async function folderLocation(deps: ResolveDeps, viewer: Viewer, folderId: string, parameter: string): Promise<InputLocation> {
-  const folder = getFolder(deps.db, folderId);
+  const folder = await getFolder(deps.db, folderId);
   if (!folder) throw new InvalidInputError(`${parameter}: no folder with id ${folderId}`, { parameter });
-  const items = listItems(deps.db, { owner: folder.owner, folderId, viewer }).filter((i) => datasetIdOf(i));
+  const items = (await listItems(deps.db, { owner: folder.owner, folderId, viewer })).filter((i) => datasetIdOf(i));
   // Another user's folder is named by its id only: its title is theirs.
   const named = viewer && sameUsername(viewer.username, folder.owner) ? `folder ${folder.title}` : `folder ${folderId}`;
   if (items.length === 0) throw new InvalidInputError(`${parameter}: ${named} holds no raster you can read`, { parameter });
@@ -150,14 +150,12 @@ async function resolveOutput(deps: ResolveDeps, viewer: Viewer, descriptor: unkn
   const existingUrl = (d.url ?? service.serviceUrl) as unknown;
 
   if (existingId !== undefined || existingUrl !== undefined) {
+    const urlNamed = typeof existingUrl === "string" ? hostedServiceName(deps.urls, existingUrl) : undefined;
     const found =
       typeof existingId === "string"
-        ? getItem(deps.db, existingId)
-        : typeof existingUrl === "string"
-          ? (() => {
-              const name = hostedServiceName(deps.urls, existingUrl);
-              return name ? getItemByServiceName(deps.db, name) : undefined;
-            })()
+        ? await getItem(deps.db, existingId)
+        : urlNamed
+          ? await getItemByServiceName(deps.db, urlNamed)
           : undefined;
     if (!found || !found.serviceName)
       throw fail(`the image service to update (${String(existingId ?? existingUrl)}) does not exist on this server`);
@@ -179,9 +177,9 @@ async function resolveOutput(deps: ResolveDeps, viewer: Viewer, descriptor: unkn
     throw fail("give serviceProperties.name for a new service, or itemId/url of a service to update");
   if (!SERVICE_NAME.test(name))
     throw fail(`"${name.slice(0, 130)}" is not a valid service name (letters, digits and underscores, at most 120 characters)`);
-  if (getItemByServiceName(deps.db, name)) throw fail(`the service name ${name} is already taken`);
+  if (await getItemByServiceName(deps.db, name)) throw fail(`the service name ${name} is already taken`);
   const capabilities = typeof service.capabilities === "string" ? service.capabilities : undefined;
   const target = { kind: "create", serviceName: name, itemProperties: item, ...(capabilities ? { capabilities } : {}) } as const;
-  checkOutputItem(deps.db, deps.urls, target, viewer!.username);
+  await checkOutputItem(deps.db, deps.urls, target, viewer!.username);
   return target;
 }

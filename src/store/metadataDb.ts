@@ -1,40 +1,37 @@
 /**
- * The metadata database (users, tokens, items, folders, services, jobs): one SQLite file
- * under the data directory, opened with WAL so readers never wait on the writer. Each module
- * owns its tables and declares them as numbered migrations, applied once, in order, inside a
- * transaction. Modules talk to it through their own small repository functions, so that a
- * PostgreSQL implementation can replace this one for multi-node deployments.
+ * The metadata database (users, tokens, items, folders, services, jobs): by default one SQLite
+ * file under the data directory (WAL, so readers never wait on the writer); with
+ * `--metadata postgres://...` a PostgreSQL database that several API nodes share. Each module
+ * owns its tables and declares them as numbered migrations (sqlDb.ts), applied once, in order,
+ * inside a transaction. Modules talk to it through their own small async repository
+ * functions, which take a MetadataDb: the database, or a transaction in it.
  */
-import Database from "better-sqlite3";
+import { isPostgresUrl, openPostgresDb } from "./postgresDb.js";
+import type { SqlDatabase, SqlExecutor } from "./sqlDb.js";
+import { openSqliteDb } from "./sqliteDb.js";
 
-export type MetadataDb = Database.Database;
+/** What repository functions take: the database, or one transaction in it. */
+export type MetadataDb = SqlExecutor;
+/** The opened database: statements, migrations, close(). */
+export type MetadataDatabase = SqlDatabase;
+
+export type { MigrationStep } from "./sqlDb.js";
 
 /**
+ * Open the metadata database: a `postgres://` (or `postgresql://`) URL, else a SQLite file path.
  * @example
- * const db = openMetadataDb("./data/strata.db");
- * migrate(db, "portal", ["CREATE TABLE users (...)", "ALTER TABLE users ADD ..."]);
+ * const db = await openMetadataDb("./data/strata.db");
+ * await migrate(db, "portal", ["CREATE TABLE users (...)", "ALTER TABLE users ADD ..."]);
  */
-export function openMetadataDb(path: string): MetadataDb {
-  const db = new Database(path);
-  db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = NORMAL");
-  db.pragma("foreign_keys = ON");
-  db.pragma("busy_timeout = 5000");
-  db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (module TEXT NOT NULL, step INTEGER NOT NULL, PRIMARY KEY (module, step))");
-  return db;
+export async function openMetadataDb(target: string): Promise<MetadataDatabase> {
+  return isPostgresUrl(target) ? openPostgresDb(target) : openSqliteDb(target);
 }
 
-/** Apply the migrations of `module` not yet applied; step i is statements[i]. */
-export function migrate(db: MetadataDb, module: string, statements: readonly string[]): void {
-  const applied = new Set(
-    (db.prepare("SELECT step FROM schema_migrations WHERE module = ?").all(module) as { step: number }[]).map((r) => r.step),
-  );
-  const apply = db.transaction(() => {
-    statements.forEach((sql, step) => {
-      if (applied.has(step)) return;
-      db.exec(sql);
-      db.prepare("INSERT INTO schema_migrations (module, step) VALUES (?, ?)").run(module, step);
-    });
-  });
-  apply();
+/**
+ * Apply the migrations of `module` not yet applied; step i is steps[i].
+ * @example
+ * await migrate(db, "jobs", JOB_MIGRATIONS);
+ */
+export function migrate(db: MetadataDatabase, module: string, steps: Parameters<SqlDatabase["migrate"]>[1]): Promise<void> {
+  return db.migrate(module, steps);
 }

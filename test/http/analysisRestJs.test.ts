@@ -67,7 +67,7 @@ describe("trend then prediction through the REST API", () => {
         inputMultidimensionalRaster: JSON.stringify({ itemId: trend.itemId }),
         outputName: JSON.stringify({ serviceProperties: { name: `predict_${prediction.trend}` } }),
       });
-      const item = getItem(server.strata.db, predicted.itemId)!;
+      const item = (await getItem(server.strata.db, predicted.itemId))!;
       const cube = await openCube(await server.strata.store.resolve(item.properties.datasetId as string));
       try {
         const v = cube.variables.find((x) => x.name === "UWND")!;

@@ -164,8 +164,8 @@ async function snapshot() {
   const rasters = join(server.dataDir, "rasters");
   const pending = await readdir(join(rasters, ".pending"));
   const committed = (await readdir(rasters)).filter((n) => !n.startsWith("."));
-  const jobs = (server.strata.db.prepare("SELECT COUNT(*) AS n FROM jobs").get() as { n: number }).n;
-  const items = (server.strata.db.prepare("SELECT COUNT(*) AS n FROM items").get() as { n: number }).n;
+  const jobs = (await server.strata.db.one<{ n: number }>("SELECT COUNT(*) AS n FROM jobs"))!.n;
+  const items = (await server.strata.db.one<{ n: number }>("SELECT COUNT(*) AS n FROM items"))!.n;
   return { pending, committed: committed.sort(), jobs, items };
 }
 

@@ -31,9 +31,9 @@ after(async () => {
 });
 
 it("a cancelled anomaly job stops within a tile and leaves nothing", { timeout: 120_000 }, async () => {
-  const items = () => (server.strata.db.prepare("SELECT COUNT(*) AS n FROM items").get() as { n: number }).n;
+  const items = async () => (await server.strata.db.one<{ n: number }>("SELECT COUNT(*) AS n FROM items"))!.n;
   const datasets = async () => (await readdir(join(server.dataDir, "rasters"))).filter((n) => !n.startsWith("."));
-  const [itemsBefore, setsBefore] = [items(), await datasets()];
+  const [itemsBefore, setsBefore] = [await items(), await datasets()];
   const submitted = await server.call(
     `${GP}/submitJob`,
     {
@@ -60,7 +60,7 @@ it("a cancelled anomaly job stops within a tile and leaves nothing", { timeout: 
   assert.ok(progress < 100, "cancelled before the end");
   // One tile of this cube takes well under a second; the worker's grace period is 5 s.
   assert.ok(stopMs < 4000, `stopped after ${stopMs} ms`);
-  assert.equal(items(), itemsBefore);
+  assert.equal(await items(), itemsBefore);
   assert.deepEqual(await datasets(), setsBefore);
   assert.deepEqual(await readdir(join(server.dataDir, "rasters", ".pending")), []);
 });

@@ -48,7 +48,7 @@ async function trend(name: string, factor: string) {
   const job = await waitForJob(server, TASK, submitted.jobId, token);
   assert.equal(job.jobStatus, "esriJobSucceeded", JSON.stringify(job.messages));
   const result = await server.call(`${GP}/jobs/${submitted.jobId}/results/outputMultidimensionalRaster`, {}, { token });
-  const item = server.strata.db.prepare("SELECT properties FROM items WHERE id = ?").get(result.value.itemId) as { properties: string };
+  const item = (await server.strata.db.one<{ properties: string }>("SELECT properties FROM items WHERE id = ?", [result.value.itemId]))!;
   const datasetId = (JSON.parse(item.properties) as { datasetId: string }).datasetId;
   return { job, path: await (await openRasterStore(server.dataDir, { sweep: false })).resolve(datasetId) };
 }

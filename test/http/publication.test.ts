@@ -69,8 +69,8 @@ describe("publication", () => {
   it("a cancelled job leaves no service, item or dataset", { timeout: 120_000 }, async () => {
     const path = bigCube;
     await writeBigCube(path, { times: 200, height: 360, width: 720 });
-    const items = () => (server.strata.db.prepare("SELECT COUNT(*) AS n FROM items").get() as { n: number }).n;
-    const [beforeItems, beforeSets] = [items(), await datasets()];
+    const items = async () => (await server.strata.db.one<{ n: number }>("SELECT COUNT(*) AS n FROM items"))!.n;
+    const [beforeItems, beforeSets] = [await items(), await datasets()];
     const submitted = await server.call(
       `${GP}/submitJob`,
       { inputMultidimensionalRaster: JSON.stringify({ uri: `/fileShares/work/${path.split("/").pop()}` }), outputName: "never_published" },
@@ -88,7 +88,7 @@ describe("publication", () => {
     assert.equal(job.jobStatus, "esriJobCancelled");
     const result = await server.call(`${GP}/jobs/${submitted.jobId}/results/outputMultidimensionalRaster`, {}, { token });
     assert.equal(result.error?.code, 400, "no results for a cancelled job");
-    assert.equal(items(), beforeItems);
+    assert.equal(await items(), beforeItems);
     assert.deepEqual(await datasets(), beforeSets);
     assert.deepEqual(await readdir(join(server.dataDir, "rasters", ".pending")), []);
     assert.equal((await server.call("/rest/services/Hosted/never_published/ImageServer", {}, { token })).error?.code, 404);

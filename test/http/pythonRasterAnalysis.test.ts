@@ -285,10 +285,7 @@ describe("the ArcGIS API for Python's raster analysis flow", () => {
     const py = await pythonClient("ana");
     const name = "python_cancelled";
     const taskUrl = `${server.tools}/${ANOMALY}`;
-    const [itemsBefore, setsBefore] = [
-      (server.strata.db.prepare("SELECT COUNT(*) AS n FROM items").get() as { n: number }).n,
-      await datasets(),
-    ];
+    const [itemsBefore, setsBefore] = [(await server.strata.db.one<{ n: number }>("SELECT COUNT(*) AS n FROM items"))!.n, await datasets()];
     py.sent.length = 0;
     const service = await createOutputImageService(py, name, ANOMALY);
     const submitted = await py.post(`${taskUrl}/submitJob`, {
@@ -323,7 +320,7 @@ describe("the ArcGIS API for Python's raster analysis flow", () => {
     assert.equal((await server.call(`/sharing/rest/content/items/${service.id}`, {}, { token })).error?.code, 404);
     for (const n of [name, "held_by_job"])
       assert.equal((await py.post("portals/self/isServiceNameAvailable", { name: n, type: "Image Service" })).available, true, n);
-    assert.equal((server.strata.db.prepare("SELECT COUNT(*) AS n FROM items").get() as { n: number }).n, itemsBefore);
+    assert.equal((await server.strata.db.one<{ n: number }>("SELECT COUNT(*) AS n FROM items"))!.n, itemsBefore);
     assert.deepEqual(await datasets(), setsBefore);
     assert.deepEqual(await readdir(join(server.dataDir, "rasters", ".pending")), []);
   });

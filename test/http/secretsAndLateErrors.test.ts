@@ -130,7 +130,7 @@ describe("a job echoes no credential", () => {
     );
     assert.ok(job.jobId, JSON.stringify(job));
     // What a remote store's refusal may say, quoting the URL the job was given.
-    appendMessage(server.strata.db, job.jobId, {
+    await appendMessage(server.strata.db, job.jobId, {
       type: "esriJobMessageTypeWarning",
       description: "could not read https://zarr.example/cube.zarr?token=MESSAGESECRET: HTTP 403",
     });
@@ -172,7 +172,7 @@ describe("a new service name is held by whoever claimed it first", () => {
 
   it("a publish is refused a name a job not yet finished will create, and gets it once the job has ended", async () => {
     // A job record that stays unfinished for as long as the test needs (no executor runs it).
-    const held = createJob(server.strata.db, {
+    const held = await createJob(server.strata.db, {
       task: "SubsetMultidimensionalRaster",
       owner: "ana",
       inputs: {},
@@ -181,8 +181,8 @@ describe("a new service name is held by whoever claimed it first", () => {
     const refused = await publish("HELD_by_job");
     assert.equal(refused.error?.code, 400, JSON.stringify(refused));
     assert.match(refused.error.details.join(" "), /publishParameters.*held_by_job.*job that has not finished/i);
-    updateStatus(server.strata.db, held.id, "esriJobCancelling");
-    updateStatus(server.strata.db, held.id, "esriJobCancelled");
+    await updateStatus(server.strata.db, held.id, "esriJobCancelling");
+    await updateStatus(server.strata.db, held.id, "esriJobCancelled");
     const published = await publish("held_by_job");
     assert.match(published.services?.[0]?.serviceurl ?? "", /held_by_job/, JSON.stringify(published));
   });

@@ -10,13 +10,13 @@ const errors = (job: JobRecord): string[] => job.messages.filter((m) => m.type =
 
 describe("job service", () => {
   it("runs a job end to end, persisting its progress and messages", async (t) => {
-    const { service } = setUp(t);
-    const submitted = service.submit("sleep", "ana", { inputMultidimensionalRaster: "x" }, { ms: 600, steps: 6 });
+    const { service } = await setUp(t);
+    const submitted = await service.submit("sleep", "ana", { inputMultidimensionalRaster: "x" }, { ms: 600, steps: 6 });
     assert.equal(submitted.status, "esriJobWaiting");
     assert.deepEqual(submitted.inputs, { inputMultidimensionalRaster: "x" });
 
-    const running = await waitFor(() => {
-      const job = service.get(submitted.id);
+    const running = await waitFor(async () => {
+      const job = await service.get(submitted.id);
       return job?.progress ? job : undefined;
     }, "progress");
     assert.equal(running.status, "esriJobExecuting");
@@ -32,8 +32,9 @@ describe("job service", () => {
   });
 
   it("runs jobs in submission order, one at a time, with one worker", async (t) => {
-    const { service } = setUp(t, { workers: 1 });
-    const ids = [0, 1, 2, 3].map(() => service.submit("sleep", "ana", {}, { ms: 40 }).id);
+    const { service } = await setUp(t, { workers: 1 });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await service.submit("sleep", "ana", {}, { ms: 40 })).id);
     const jobs = await Promise.all(ids.map((id) => waitForStatus(service, id, "esriJobSucceeded")));
     const byStart = [...jobs].sort((a, b) => a.started! - b.started!);
     assert.deepEqual(
@@ -48,12 +49,14 @@ describe("job service", () => {
   });
 
   it("never runs more jobs at once than it has workers", async (t) => {
-    const { service } = setUp(t, { workers: 2 });
-    const ids = [0, 1, 2, 3, 4].map(() => service.submit("sleep", "ana", {}, { ms: 150 }).id);
+    const { service } = await setUp(t, { workers: 2 });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await service.submit("sleep", "ana", {}, { ms: 150 })).id);
     let most = 0;
     let mostStats = 0;
-    while (ids.some((id) => service.get(id)?.status !== "esriJobSucceeded")) {
-      const executing = service.list({ task: "sleep" }).jobs.filter((j) => j.status === "esriJobExecuting").length;
+    const statuses = async () => Promise.all(ids.map(async (id) => (await service.get(id))?.status));
+    while ((await statuses()).some((status) => status !== "esriJobSucceeded")) {
+      const executing = (await service.list({ task: "sleep" })).jobs.filter((j) => j.status === "esriJobExecuting").length;
       most = Math.max(most, executing);
       mostStats = Math.max(mostStats, service.stats().running);
       assert.ok(service.stats().workers <= 2);
@@ -64,15 +67,15 @@ describe("job service", () => {
   });
 
   it("cancels a waiting job at once and a running one once its worker stops", async (t) => {
-    const { service, cleanups, logs } = setUp(t, { workers: 1 });
-    const running = service.submit("sleep", "ana", {}, { ms: 5000, pending: "ds-1" });
-    const waiting = service.submit("echo", "ana", {}, {});
-    await waitFor(() => service.get(running.id)?.reports.pendingDataset, "the task to begin");
+    const { service, cleanups, logs } = await setUp(t, { workers: 1 });
+    const running = await service.submit("sleep", "ana", {}, { ms: 5000, pending: "ds-1" });
+    const waiting = await service.submit("echo", "ana", {}, {});
+    await waitFor(async () => (await service.get(running.id))?.reports.pendingDataset, "the task to begin");
 
-    const cancelled = service.cancel(waiting.id);
+    const cancelled = await service.cancel(waiting.id);
     assert.equal(cancelled.status, "esriJobCancelled");
 
-    assert.equal(service.cancel(running.id).status, "esriJobCancelling");
+    assert.equal((await service.cancel(running.id)).status, "esriJobCancelling");
     await waitForStatus(service, running.id, "esriJobCancelled");
     // It heard the signal: its worker was not terminated.
     assert.ok(!logs.some((l) => /did not stop/.test(l)), logs.join("\n"));
@@ -80,21 +83,21 @@ describe("job service", () => {
       cleanups.map((c) => [c.id, c.reason, c.reports]),
       [[running.id, "cancelled", { pendingDataset: "ds-1" }]],
     );
-    assert.equal(service.get(waiting.id)?.status, "esriJobCancelled"); // never started
+    assert.equal((await service.get(waiting.id))?.status, "esriJobCancelled"); // never started
 
     // The worker stopped cleanly and is reused.
-    const next = service.submit("echo", "ana", {}, { ok: true });
+    const next = await service.submit("echo", "ana", {}, { ok: true });
     assert.deepEqual((await waitForStatus(service, next.id, "esriJobSucceeded")).results, { ok: true });
     assert.equal(service.stats().workers, 1);
 
     // Finished jobs are answered as they are; unknown ones are 404s.
-    assert.equal(service.cancel(next.id).status, "esriJobSucceeded");
-    assert.throws(() => service.cancel("j00000000000000000000000000000000"), NotFoundError);
+    assert.equal((await service.cancel(next.id)).status, "esriJobSucceeded");
+    await assert.rejects(service.cancel("j00000000000000000000000000000000"), NotFoundError);
   });
 
   it("stops a job past its time limit: esriJobTimedOut, saying the limit", async (t) => {
-    const { service, cleanups, logs } = setUp(t, { timeLimitMs: 150 });
-    const job = service.submit("sleep", "ana", {}, { ms: 5000, pending: "ds-2" });
+    const { service, cleanups, logs } = await setUp(t, { timeLimitMs: 150 });
+    const job = await service.submit("sleep", "ana", {}, { ms: 5000, pending: "ds-2" });
     const timedOut = await waitForStatus(service, job.id, "esriJobTimedOut");
     assert.deepEqual(errors(timedOut), [
       "The job ran longer than the time limit of 150 ms and was stopped. Try a smaller extent or time range, or ask the administrator to raise the limit.",
@@ -108,32 +111,32 @@ describe("job service", () => {
   });
 
   it("terminates and replaces a worker that ignores cancellation", async (t) => {
-    const { service, logs } = setUp(t, { cancelGraceMs: 100 });
-    const stuck = service.submit("ignoreCancel", "ana", {}, { ms: 20_000 });
+    const { service, logs } = await setUp(t, { cancelGraceMs: 100 });
+    const stuck = await service.submit("ignoreCancel", "ana", {}, { ms: 20_000 });
     await waitForStatus(service, stuck.id, "esriJobExecuting");
     await sleepMs(50); // let the worker enter its loop
-    assert.equal(service.cancel(stuck.id).status, "esriJobCancelling");
+    assert.equal((await service.cancel(stuck.id)).status, "esriJobCancelling");
     await waitForStatus(service, stuck.id, "esriJobCancelled");
     assert.ok(
       logs.some((l) => /did not stop within 100 ms; terminating its worker/.test(l)),
       logs.join("\n"),
     );
 
-    const next = service.submit("echo", "ana", {}, { after: "stuck" });
+    const next = await service.submit("echo", "ana", {}, { after: "stuck" });
     assert.deepEqual((await waitForStatus(service, next.id, "esriJobSucceeded")).results, { after: "stuck" });
     assert.equal(service.stats().workers, 1);
   });
 
   it("times out a stuck job by terminating its worker", async (t) => {
-    const { service } = setUp(t, { cancelGraceMs: 100, timeLimitMs: 100 });
-    const stuck = service.submit("ignoreCancel", "ana", {}, { ms: 20_000 });
+    const { service } = await setUp(t, { cancelGraceMs: 100, timeLimitMs: 100 });
+    const stuck = await service.submit("ignoreCancel", "ana", {}, { ms: 20_000 });
     const timedOut = await waitForStatus(service, stuck.id, "esriJobTimedOut");
     assert.match(errors(timedOut)[0], /time limit of 100 ms/);
   });
 
   it("fails a job whose task throws, with the error's message and no stack", async (t) => {
-    const { service, logs, cleanups } = setUp(t);
-    const job = service.submit("fail", "ana", {}, { message: "The variable t2m is not in the input.", pending: "ds-3" });
+    const { service, logs, cleanups } = await setUp(t);
+    const job = await service.submit("fail", "ana", {}, { message: "The variable t2m is not in the input.", pending: "ds-3" });
     const failed = await waitForStatus(service, job.id, "esriJobFailed");
     assert.deepEqual(failed.messages, [{ type: "esriJobMessageTypeError", description: "The variable t2m is not in the input." }]);
     assert.deepEqual(failed.results, {});
@@ -145,8 +148,8 @@ describe("job service", () => {
   });
 
   it("fails a job whose worker crashes, and the pool keeps working", async (t) => {
-    const { service, cleanups } = setUp(t);
-    const job = service.submit("crash", "ana", {}, { code: 3, pending: "ds-4" });
+    const { service, cleanups } = await setUp(t);
+    const job = await service.submit("crash", "ana", {}, { code: 3, pending: "ds-4" });
     const failed = await waitForStatus(service, job.id, "esriJobFailed");
     assert.equal(errors(failed).length, 1);
     assert.match(errors(failed)[0], /^The worker running the job stopped unexpectedly \(exit code 3\)/);
@@ -155,23 +158,23 @@ describe("job service", () => {
       [["failed", { pendingDataset: "ds-4" }]],
     );
 
-    const next = service.submit("echo", "ana", {}, { n: 2 });
+    const next = await service.submit("echo", "ana", {}, { n: 2 });
     assert.deepEqual((await waitForStatus(service, next.id, "esriJobSucceeded")).results, { n: 2 });
     assert.equal(service.stats().workers, 1);
   });
 
   it("publishes results through finalize, and fails and cleans up when it throws", async (t) => {
-    const { service, cleanups } = setUp(t, {
+    const { service, cleanups } = await setUp(t, {
       finalize: async (job, output) => {
         if ((output as { taken?: boolean }).taken) throw new Error("An image service with that name already exists.");
         return { outputMultidimensionalRaster: { url: `https://x/${job.id}`, itemId: "item1" } };
       },
     });
-    const ok = service.submit("echo", "ana", {}, { taken: false });
+    const ok = await service.submit("echo", "ana", {}, { taken: false });
     const succeeded = await waitForStatus(service, ok.id, "esriJobSucceeded");
     assert.deepEqual(succeeded.results, { outputMultidimensionalRaster: { url: `https://x/${ok.id}`, itemId: "item1" } });
 
-    const taken = service.submit("echo", "ana", {}, { taken: true });
+    const taken = await service.submit("echo", "ana", {}, { taken: true });
     const failed = await waitForStatus(service, taken.id, "esriJobFailed");
     assert.deepEqual(errors(failed), ["An image service with that name already exists."]);
     assert.deepEqual(failed.results, {});
@@ -183,16 +186,16 @@ describe("job service", () => {
 
   it("lets a cancel asked during finalize win, cleaning up the output", async (t) => {
     let finalizing = false;
-    const { service, cleanups } = setUp(t, {
+    const { service, cleanups } = await setUp(t, {
       finalize: async () => {
         finalizing = true;
         await sleepMs(200);
         return { r: 1 };
       },
     });
-    const job = service.submit("echo", "ana", {}, { v: 1 });
+    const job = await service.submit("echo", "ana", {}, { v: 1 });
     await waitFor(() => finalizing || undefined, "finalize");
-    assert.equal(service.cancel(job.id).status, "esriJobCancelling");
+    assert.equal((await service.cancel(job.id)).status, "esriJobCancelling");
     const cancelled = await waitForStatus(service, job.id, "esriJobCancelled");
     assert.deepEqual(cancelled.results, {});
     assert.deepEqual(
@@ -202,8 +205,8 @@ describe("job service", () => {
   });
 
   it("keeps at most MAX_TASK_MESSAGES messages from a task", async (t) => {
-    const { service } = setUp(t);
-    const job = service.submit("chatty", "ana", {}, { count: MAX_TASK_MESSAGES + 5 });
+    const { service } = await setUp(t);
+    const job = await service.submit("chatty", "ana", {}, { count: MAX_TASK_MESSAGES + 5 });
     const done = await waitForStatus(service, job.id, "esriJobSucceeded", 10_000);
     assert.equal(done.messages.length, MAX_TASK_MESSAGES + 1);
     assert.equal(done.messages[MAX_TASK_MESSAGES - 1].description, `Warning ${MAX_TASK_MESSAGES}`);
@@ -214,14 +217,14 @@ describe("job service", () => {
   });
 
   it("on close, hands running jobs back to the queue and refuses new ones", async (t) => {
-    const { service, cleanups, db } = setUp(t, { workers: 1 });
-    const running = service.submit("sleep", "ana", {}, { ms: 5000, pending: "ds-5" });
-    const waiting = service.submit("echo", "ana", {}, {});
+    const { service, cleanups, db } = await setUp(t, { workers: 1 });
+    const running = await service.submit("sleep", "ana", {}, { ms: 5000, pending: "ds-5" });
+    const waiting = await service.submit("echo", "ana", {}, {});
     // Once the worker has said what it is writing.
-    await waitFor(() => service.get(running.id)?.reports.pendingDataset, "the report");
+    await waitFor(async () => (await service.get(running.id))?.reports.pendingDataset, "the report");
     await service.close();
 
-    const handedBack = service.get(running.id)!;
+    const handedBack = (await service.get(running.id))!;
     assert.equal(handedBack.status, "esriJobWaiting");
     assert.equal(handedBack.attempts, 0); // a shutdown does not count against the job
     assert.equal(handedBack.started, undefined);
@@ -229,13 +232,13 @@ describe("job service", () => {
       type: "esriJobMessageTypeInformative",
       description: "The server was shut down while the job was running; it runs again from the start when the server is back.",
     });
-    assert.equal(service.get(waiting.id)?.status, "esriJobWaiting");
+    assert.equal((await service.get(waiting.id))?.status, "esriJobWaiting");
     assert.deepEqual(
       cleanups.map((c) => [c.id, c.reason, c.reports]),
       [[running.id, "interrupted", { pendingDataset: "ds-5" }]],
     );
     assert.deepEqual(service.stats(), { queued: 0, running: 0, workers: 0 });
-    assert.throws(() => service.submit("echo", "ana", {}, {}), JobServiceClosedError);
+    await assert.rejects(service.submit("echo", "ana", {}, {}), JobServiceClosedError);
 
     // The next server picks both up, in order.
     const next = startService(db, { workers: 1 });
@@ -244,18 +247,18 @@ describe("job service", () => {
     assert.deepEqual(report.queue, [running.id, waiting.id]);
     const again = await waitForStatus(next.service, running.id, "esriJobExecuting");
     assert.equal(again.attempts, 1);
-    assert.equal(next.service.get(waiting.id)?.status, "esriJobWaiting");
-    next.service.cancel(running.id);
+    assert.equal((await next.service.get(waiting.id))?.status, "esriJobWaiting");
+    await next.service.cancel(running.id);
     await waitForStatus(next.service, waiting.id, "esriJobSucceeded");
   });
 
   it("on close, ends a run already past its time limit as esriJobTimedOut", async (t) => {
-    const { service, cleanups } = setUp(t, { timeLimitMs: 100, cancelGraceMs: 10_000 });
-    const stuck = service.submit("ignoreCancel", "ana", {}, { ms: 20_000 });
+    const { service, cleanups } = await setUp(t, { timeLimitMs: 100, cancelGraceMs: 10_000 });
+    const stuck = await service.submit("ignoreCancel", "ana", {}, { ms: 20_000 });
     await waitForStatus(service, stuck.id, "esriJobExecuting");
     await sleepMs(300); // past the limit, inside the grace period
     await service.close();
-    const timedOut = service.get(stuck.id)!;
+    const timedOut = (await service.get(stuck.id))!;
     assert.equal(timedOut.status, "esriJobTimedOut");
     assert.match(errors(timedOut)[0], /time limit of 100 ms/);
     assert.deepEqual(
@@ -265,9 +268,9 @@ describe("job service", () => {
   });
 
   it("purges finished jobs after the retention time", async (t) => {
-    const { service } = setUp(t, { retentionMs: 100 });
-    const job = service.submit("echo", "ana", {}, {});
+    const { service } = await setUp(t, { retentionMs: 100 });
+    const job = await service.submit("echo", "ana", {}, {});
     await waitForStatus(service, job.id, "esriJobSucceeded");
-    await waitFor(() => (service.get(job.id) === undefined ? true : undefined), "the job to be purged");
+    await waitFor(async () => ((await service.get(job.id)) === undefined ? true : undefined), "the job to be purged");
   });
 });

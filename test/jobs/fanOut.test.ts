@@ -9,11 +9,11 @@ import { setUp, sleepMs, waitFor, waitForStatus } from "./helpers.js";
 
 describe("fanOut", () => {
   it("runs shards at once on distinct threads and returns their results in order", async (t) => {
-    const { service } = setUp(t, { threadsPerJob: 3 });
+    const { service } = await setUp(t, { threadsPerJob: 3 });
     const started = Date.now();
-    const job = service.submit("fanOut", "ana", {}, { count: 3, ms: 800 });
-    const running = await waitFor(() => {
-      const j = service.get(job.id);
+    const job = await service.submit("fanOut", "ana", {}, { count: 3, ms: 800 });
+    const running = await waitFor(async () => {
+      const j = await service.get(job.id);
       return j?.progress && j.progress.percentage > 0 ? j : undefined;
     }, "progress from the shards");
     assert.ok(running.progress!.percentage < 100);
@@ -37,9 +37,9 @@ describe("fanOut", () => {
   });
 
   it("fails the job with a failing shard's message, stopping the other shards", async (t) => {
-    const { service, logs } = setUp(t, { threadsPerJob: 4 });
+    const { service, logs } = await setUp(t, { threadsPerJob: 4 });
     const started = Date.now();
-    const job = service.submit("fanOut", "ana", {}, { count: 4, ms: 10_000, failShard: 2 });
+    const job = await service.submit("fanOut", "ana", {}, { count: 4, ms: 10_000, failShard: 2 });
     const failed = await waitForStatus(service, job.id, "esriJobFailed", 20_000);
     assert.deepEqual(failed.messages, [{ type: "esriJobMessageTypeError", description: "Shard 2 found no data in its tiles." }]);
     assert.ok(Date.now() - started < 8000, `the other shards were not stopped (${Date.now() - started} ms)`);
@@ -47,19 +47,19 @@ describe("fanOut", () => {
   });
 
   it("fails the job when shard 0 (on the job's own thread) fails", async (t) => {
-    const { service } = setUp(t, { threadsPerJob: 2 });
-    const job = service.submit("fanOut", "ana", {}, { count: 2, ms: 10_000, failShard: 0 });
+    const { service } = await setUp(t, { threadsPerJob: 2 });
+    const job = await service.submit("fanOut", "ana", {}, { count: 2, ms: 10_000, failShard: 0 });
     const failed = await waitForStatus(service, job.id, "esriJobFailed", 20_000);
     assert.equal(failed.messages[0].description, "Shard 0 found no data in its tiles.");
   });
 
   it("cancelling the job stops every shard promptly", async (t) => {
-    const { service, cleanups } = setUp(t, { threadsPerJob: 3 });
-    const job = service.submit("fanOut", "ana", {}, { count: 3, ms: 60_000, pending: "ds-fan" });
+    const { service, cleanups } = await setUp(t, { threadsPerJob: 3 });
+    const job = await service.submit("fanOut", "ana", {}, { count: 3, ms: 60_000, pending: "ds-fan" });
     await waitForStatus(service, job.id, "esriJobExecuting");
     await sleepMs(1500); // the shard threads have started
     const asked = Date.now();
-    service.cancel(job.id);
+    await service.cancel(job.id);
     await waitForStatus(service, job.id, "esriJobCancelled", 10_000);
     assert.ok(Date.now() - asked < 3000, `took ${Date.now() - asked} ms`);
     assert.deepEqual(
@@ -69,8 +69,8 @@ describe("fanOut", () => {
   });
 
   it("refuses a shard count that is not a whole number >= 1", async (t) => {
-    const { service } = setUp(t);
-    const job = service.submit("fanOut", "ana", {}, { count: 0 });
+    const { service } = await setUp(t);
+    const job = await service.submit("fanOut", "ana", {}, { count: 0 });
     const failed = await waitForStatus(service, job.id, "esriJobFailed");
     assert.match(failed.messages[0].description, /whole number of shards/);
   });

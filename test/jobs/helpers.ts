@@ -2,30 +2,27 @@
  * Shared set-up for the job service tests: a fresh metadata database per test, a service on
  * the test task module that records what it logs and cleans up, and polling waits.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createJobService, type CleanupReason, type JobService, type JobServiceOptions } from "../../src/jobs/executor.js";
 import { migrateJobs } from "../../src/jobs/jobStore.js";
 import type { JobRecord, JobStatus } from "../../src/jobs/types.js";
-import { openMetadataDb, type MetadataDb } from "../../src/store/metadataDb.js";
+import { type MetadataDatabase } from "../../src/store/metadataDb.js";
+import { type BackendName, openFreshMetadata } from "../helpers/metadataBackends.js";
+
+export { BACKENDS, type BackendName } from "../helpers/metadataBackends.js";
 
 export const TEST_TASKS = new URL("./fixtures/testTasks.ts", import.meta.url);
 
-/** A metadata database with the jobs table in a fresh directory; `dispose` removes both. */
-export function openTestDb(): { db: MetadataDb; path: string; dispose(): void } {
-  const dir = mkdtempSync(join(tmpdir(), "strata-jobs-"));
-  const path = join(dir, "strata.db");
-  const db = openMetadataDb(path);
-  migrateJobs(db);
-  return {
-    db,
-    path,
-    dispose() {
-      db.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+/**
+ * A fresh metadata database of `backend` with the jobs table; `target` opens it again (a
+ * second connection, as another node has); `dispose` closes it (the file or database goes
+ * when the test file ends).
+ */
+export async function openTestDb(
+  backend: BackendName = "sqlite",
+): Promise<{ db: MetadataDatabase; target: string; dispose(): Promise<void> }> {
+  const { db, target } = await openFreshMetadata(backend);
+  await migrateJobs(db);
+  return { db, target, dispose: () => db.close() };
 }
 
 export interface CleanupCall {
@@ -42,7 +39,7 @@ export interface TestService {
 }
 
 /** A job service on TEST_TASKS with one worker, quiet logs and recorded cleanups. */
-export function startService(db: MetadataDb, options: Partial<JobServiceOptions> = {}): TestService {
+export function startService(db: MetadataDatabase, options: Partial<JobServiceOptions> = {}): TestService {
   const logs: string[] = [];
   const cleanups: CleanupCall[] = [];
   const service = createJobService({
@@ -60,12 +57,17 @@ export function startService(db: MetadataDb, options: Partial<JobServiceOptions>
 }
 
 /** Poll `check` every few ms until it returns a value other than undefined. */
-export async function waitFor<T>(check: () => T | undefined, what: string | (() => string), timeoutMs = 5000): Promise<T> {
+export async function waitFor<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  what: string | (() => string | Promise<string>),
+  timeoutMs = 5000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = check();
+    const value = await check();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${typeof what === "string" ? what : what()}.`);
+    if (Date.now() > deadline)
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${typeof what === "string" ? what : await what()}.`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
@@ -74,27 +76,28 @@ export async function waitFor<T>(check: () => T | undefined, what: string | (() 
 export function waitForStatus(service: JobService, id: string, statuses: JobStatus | JobStatus[], timeoutMs = 5000): Promise<JobRecord> {
   const wanted = typeof statuses === "string" ? [statuses] : statuses;
   return waitFor(
-    () => {
-      const job = service.get(id);
+    async () => {
+      const job = await service.get(id);
       return job && wanted.includes(job.status) ? job : undefined;
     },
-    () => `job ${id} to be ${wanted.join(" or ")} (is ${service.get(id)?.status})`,
+    async () => `job ${id} to be ${wanted.join(" or ")} (is ${(await service.get(id))?.status})`,
     timeoutMs,
   );
 }
 
 export const sleepMs = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A fresh database and service for one test, closed and removed when the test ends. */
-export function setUp(
+/** A fresh database (SQLite unless `backend` says) and service for one test, closed when the test ends. */
+export async function setUp(
   t: { after(fn: () => Promise<void>): void },
   options: Partial<JobServiceOptions> = {},
-): TestService & { db: MetadataDb; path: string } {
-  const { db, path, dispose } = openTestDb();
+  backend: BackendName = "sqlite",
+): Promise<TestService & { db: MetadataDatabase; target: string }> {
+  const { db, target, dispose } = await openTestDb(backend);
   const started = startService(db, options);
   t.after(async () => {
     await started.service.close();
-    dispose();
+    await dispose();
   });
-  return { ...started, db, path };
+  return { ...started, db, target };
 }

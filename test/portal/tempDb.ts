@@ -1,16 +1,17 @@
-/** A fresh portal database in a temp dir per test file, removed afterwards. */
+/** A fresh portal database per test, on either backend, closed and removed afterwards. */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after } from "node:test";
 import { openPortalDb } from "../../src/portal/schema.js";
-import type { MetadataDb } from "../../src/store/metadataDb.js";
+import type { MetadataDatabase } from "../../src/store/metadataDb.js";
+import { type BackendName, closeAtEnd, freshMetadata } from "../helpers/metadataBackends.js";
+
+export { BACKENDS, type BackendName } from "../helpers/metadataBackends.js";
 
 const dirs: string[] = [];
-const dbs: MetadataDb[] = [];
 
 after(async () => {
-  for (const db of dbs) if (db.open) db.close();
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
@@ -21,10 +22,8 @@ export async function tempDir(): Promise<string> {
   return dir;
 }
 
-/** An empty, migrated portal database and its file path. */
-export async function tempDb(): Promise<{ db: MetadataDb; path: string }> {
-  const path = join(await tempDir(), "strata.db");
-  const db = openPortalDb(path);
-  dbs.push(db);
-  return { db, path };
+/** An empty, migrated portal database; `path` is the SQLite file (absent on PostgreSQL). */
+export async function tempDb(backend: BackendName = "sqlite"): Promise<{ db: MetadataDatabase; path?: string }> {
+  const { target, path } = await freshMetadata(backend);
+  return { db: closeAtEnd(await openPortalDb(target)), path };
 }

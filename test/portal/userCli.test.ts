@@ -7,6 +7,8 @@ import { InvalidInputError } from "../../src/cube/errors.js";
 import { makeUserCommand, userCommand } from "../../src/cli/user.js";
 import { openPortalDb } from "../../src/portal/schema.js";
 import { getUser, verifyPassword } from "../../src/portal/users.js";
+import type { MetadataDatabase } from "../../src/store/metadataDb.js";
+import { freshMetadata, testPostgres } from "../helpers/metadataBackends.js";
 import { tempDir } from "./tempDb.js";
 
 interface Run {
@@ -23,12 +25,12 @@ async function run(env: Record<string, string>, ...args: string[]): Promise<Run>
 }
 
 /** Open the CLI's database to check what it did. */
-function inspect<T>(dataDir: string, read: (db: ReturnType<typeof openPortalDb>) => T): T {
-  const db = openPortalDb(join(dataDir, "strata.db"));
+async function inspect<T>(target: string, read: (db: MetadataDatabase) => Promise<T>): Promise<T> {
+  const db = await openPortalDb(target.includes("://") ? target : join(target, "strata.db"));
   try {
-    return read(db);
+    return await read(db);
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
@@ -84,11 +86,29 @@ describe("strata user", () => {
     assert.ok(await inspect(dataDir, (db) => verifyPassword(db, "alice", "a new alice password")));
 
     assert.equal((await run(env, "remove", "alice")).stdout, "removed user alice\n");
-    assert.equal(
-      inspect(dataDir, (db) => getUser(db, "alice")),
-      undefined,
-    );
+    assert.equal(await inspect(dataDir, (db) => getUser(db, "alice")), undefined);
     await assert.rejects(run(env, "remove", "root"), /last admin/);
+  });
+
+  it("manages the users of a PostgreSQL metadata database (--metadata, STRATA_METADATA), never printing its password", async () => {
+    const { target } = await freshMetadata("postgres");
+    const { password } = await testPostgres();
+    const add = await run({ STRATA_PASSWORD: "root password!" }, "add", "Root", "--role", "admin", "--metadata", target);
+    assert.equal(add.stdout, "created user Root (admin)\n");
+    const listed = await run({ STRATA_METADATA: target }, "list", "--json");
+    assert.deepEqual(
+      (JSON.parse(listed.stdout) as { username: string }[]).map((u) => u.username),
+      ["Root"],
+    );
+    assert.equal((await inspect(target, (db) => getUser(db, "root")))?.role, "admin");
+    const bad = target.replace(/\/[^/]*$/, "/no_such_database");
+    await assert.rejects(run({}, "list", "--metadata", bad), (e: unknown) => {
+      assert.ok(e instanceof InvalidInputError && e.parameter === "metadata", String(e));
+      assert.match(e.message, /no_such_database/);
+      assert.ok(!e.message.includes(password), "the password is not in the error");
+      return true;
+    });
+    await assert.rejects(run({}, "list", "--metadata", "mysql://u:p@h/db"), /must be a PostgreSQL URL/);
   });
 
   it("warns when the users it creates leave the portal without an admin", async () => {
