@@ -34,6 +34,10 @@ export function s3Client(env: Readonly<Record<string, string | undefined>> = pro
     // An endpoint that does not answer fails in seconds, not after the OS's TCP timeout.
     requestHandler: { connectionTimeout: 5_000, requestTimeout: 120_000 },
     maxAttempts: 4,
+    // Checksums only where S3 requires them: S3-compatible servers that do not speak the
+    // SDK's aws-chunked trailing checksums would store their framing as object bytes.
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
   });
   client?.client.destroy();
   client = { key, client: made };

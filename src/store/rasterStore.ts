@@ -82,6 +82,8 @@ export interface OpenOptions {
    * local (when opening as the server).
    */
   readonly remote?: string;
+  /** S3 only: how long an uncommitted prefix must have been idle before a sweep removes it (default 1 h). */
+  readonly sweepGraceMs?: number;
 }
 
 /** The file that says where a data directory's rasters are: `{"url":"s3://..."}`, absent for local. */
@@ -108,7 +110,10 @@ export async function openRasterStore(dataDir: string, options: OpenOptions = {}
   const remote = options.remote ?? (owner ? undefined : await boundRemote(binding));
   if (remote !== undefined) {
     const { openS3RasterStore } = await import("./s3RasterStore.js");
-    const store = await openS3RasterStore(absDataDir, remote, { sweep: owner });
+    const store = await openS3RasterStore(absDataDir, remote, {
+      sweep: owner,
+      ...(options.sweepGraceMs === undefined ? {} : { graceMs: options.sweepGraceMs }),
+    });
     if (owner) await writeFile(binding, JSON.stringify({ url: store.location }) + "\n");
     return store;
   }

@@ -15,7 +15,6 @@
  * (several API nodes may share a bucket, so one node's start cannot know that another's
  * upload is dead), at open and then every SWEEP_EVERY_MS while the server runs.
  */
-import { createReadStream } from "node:fs";
 import { mkdir, open, readdir, rm, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import {
@@ -128,19 +127,17 @@ export async function openS3RasterStore(dataDir: string, url: string, options: S
     const UploadId = started.UploadId!;
     try {
       const parts: { ETag: string; PartNumber: number }[] = [];
-      for (let offset = 0, PartNumber = 1; offset < size; offset += PART_BYTES, PartNumber++) {
-        const length = Math.min(PART_BYTES, size - offset);
-        const answer = await s3.send(
-          new UploadPartCommand({
-            Bucket: root.bucket,
-            Key: key,
-            UploadId,
-            PartNumber,
-            ContentLength: length,
-            Body: createReadStream(file, { start: offset, end: offset + length - 1 }),
-          }),
-        );
-        parts.push({ ETag: answer.ETag!, PartNumber });
+      const fh = await open(file, "r");
+      try {
+        for (let offset = 0, PartNumber = 1; offset < size; offset += PART_BYTES, PartNumber++) {
+          // A part in memory (8 MiB), not a stream: a sized body every S3-compatible server takes.
+          const Body = Buffer.alloc(Math.min(PART_BYTES, size - offset));
+          await fh.read(Body, 0, Body.length, offset);
+          const answer = await s3.send(new UploadPartCommand({ Bucket: root.bucket, Key: key, UploadId, PartNumber, Body }));
+          parts.push({ ETag: answer.ETag!, PartNumber });
+        }
+      } finally {
+        await fh.close();
       }
       await s3.send(new CompleteMultipartUploadCommand({ Bucket: root.bucket, Key: key, UploadId, MultipartUpload: { Parts: parts } }));
     } catch (e) {
