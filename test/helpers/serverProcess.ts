@@ -12,6 +12,8 @@ export interface ServerProcess {
   readonly pid: number;
   /** The server process's resident memory now, in MB (Linux /proc). */
   rssMb(): Promise<number>;
+  /** What it wrote to stdout and stderr so far. */
+  output(): string;
   close(): Promise<void>;
 }
 
@@ -19,13 +21,14 @@ const STRATA = fileURLToPath(new URL("../../bin/strata.js", import.meta.url));
 
 /**
  * @example
- * const server = await startServerProcess(dataDir, ["--work-threads", "2"]);
+ * const server = await startServerProcess(dataDir, ["--work-threads", "2"], { STRATA_METADATA: url });
  * await fetch(`${server.url}/rest/info?f=json`);
  * await server.close();
  */
-export async function startServerProcess(dataDir: string, flags: string[] = []): Promise<ServerProcess> {
+export async function startServerProcess(dataDir: string, flags: string[] = [], env: Record<string, string> = {}): Promise<ServerProcess> {
   const child = spawn(process.execPath, [STRATA, "serve", "--port", "0", "--data-dir", dataDir, "--log-level", "warn", ...flags], {
     stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
   });
   let output = "";
   const url = await new Promise<string>((resolve, reject) => {
@@ -52,6 +55,7 @@ export async function startServerProcess(dataDir: string, flags: string[] = []):
       const status = await readFile(`/proc/${child.pid}/status`, "utf8");
       return Number(status.match(/VmRSS:\s+(\d+)\s+kB/)![1]) / 1024;
     },
+    output: () => output,
     close: () => stop(child),
   };
 }
