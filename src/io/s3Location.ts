@@ -41,9 +41,9 @@ export function isS3Location(location: DatasetLocation | URL): boolean {
 export function parseS3Url(text: string): S3Location {
   const match = /^s3:\/\/([^/?#]*)(\/[^?#]*)?$/i.exec(text);
   if (!match) {
-    throw new InvalidInputError(
-      `${JSON.stringify(text.slice(0, 200))} is not an S3 URL of the form s3://bucket/prefix (no query, fragment or credentials)`,
-    );
+    // Not quoted when it may hold credentials (user:secret@...).
+    const shown = text.includes("@") ? "the value" : JSON.stringify(text.slice(0, 200));
+    throw new InvalidInputError(`${shown} is not an S3 URL of the form s3://bucket/prefix (no query, fragment or credentials)`);
   }
   const [, bucket, path = ""] = match;
   if (bucket === "") throw new InvalidInputError(`${JSON.stringify(text.slice(0, 200))} names no bucket (s3://bucket/prefix)`);

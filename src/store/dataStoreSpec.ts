@@ -1,13 +1,13 @@
 /**
  * Data-store configuration as it arrives from the CLI or the environment:
- * `fileShare:<name>=<directory>` or `cloudStore:<name>=<directory | http(s) base URL>`.
+ * `fileShare:<name>=<directory>` or `cloudStore:<name>=<directory | http(s) base URL | s3://bucket/prefix>`.
  */
 
 import { InvalidInputError } from "../cube/errors.js";
 
 export type DataStoreKind = "fileShare" | "cloudStore";
 
-/** One registered store: a directory (`path`) or, for cloud stores, an HTTP(S) base (`url`). */
+/** One registered store: a directory (`path`) or, for cloud stores, an HTTP(S) base or an s3:// prefix (`url`). */
 export interface DataStoreConfig {
   readonly kind: DataStoreKind;
   readonly name: string;
@@ -19,8 +19,8 @@ export interface DataStoreConfig {
 export const DATA_STORE_NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 
 const EXPECTED =
-  'expected "fileShare:<name>=<directory>" or "cloudStore:<name>=<directory or http(s) URL>", ' +
-  'e.g. "fileShare:climate=/srv/climate" or "cloudStore:era5=https://host/bucket/prefix"';
+  'expected "fileShare:<name>=<directory>" or "cloudStore:<name>=<directory, http(s) URL or s3://bucket/prefix>", ' +
+  'e.g. "fileShare:climate=/srv/climate", "cloudStore:era5=https://host/bucket/prefix" or "cloudStore:cmip=s3://cmip6/zarr"';
 
 /**
  * Parse one data-store spec. The target is not checked here; registration does that.
@@ -44,12 +44,12 @@ export function parseDataStoreSpec(text: string): DataStoreConfig {
     return bad(`the name "${name}" must be letters, digits, "_", "-" or "." and not start with "." or "-"`);
   }
   if (target === "") return bad("the target is empty");
-  if (/^https?:\/\//i.test(target)) {
+  if (/^(https?|s3):\/\//i.test(target)) {
     if (kind === "fileShare") return bad("a file share must be a directory, not a URL");
     return { kind, name, url: target };
   }
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(target)) {
-    return bad("only http:// and https:// URLs are supported");
+    return bad("only http://, https:// and s3:// URLs are supported");
   }
   return { kind, name, path: target };
 }

@@ -1,11 +1,13 @@
 /**
  * The registry of data stores that input descriptors may name by `uri` (SPEC §4):
- * `/fileShares/<name>/<path>` (a directory) and `/cloudStores/<name>/<path>` (a directory or
- * an HTTP(S) base URL). Resolution never leaves the store: see confine.ts.
+ * `/fileShares/<name>/<path>` (a directory) and `/cloudStores/<name>/<path>` (a directory, an
+ * HTTP(S) base URL, or an S3 prefix). Resolution never leaves the store: see confine.ts (for
+ * S3, the decoded segments are joined under the prefix as plain key segments).
  */
 
 import { realpathSync, statSync } from "node:fs";
 import { InvalidInputError, NotFoundError } from "../cube/errors.js";
+import { type S3Location, childKey, parseS3Url, s3Url } from "../io/s3Location.js";
 import { decodeStorePath, joinUrlInside, resolveInsideDir } from "./confine.js";
 import { DATA_STORE_NAME_PATTERN, type DataStoreConfig, type DataStoreKind } from "./dataStoreSpec.js";
 
@@ -19,12 +21,12 @@ export interface DataStoreInfo {
   readonly uri: string;
   /** Real path of the root directory, for directory-backed stores. */
   readonly path?: string;
-  /** Base URL, for HTTP-backed cloud stores. */
+  /** Base URL, for HTTP-backed cloud stores; the s3:// prefix, for S3-backed ones. */
   readonly url?: string;
 }
 
 /** Where a uri leads: an existing local file or directory, or a URL (not fetched here). */
-export type ResolvedLocation = { kind: "file"; path: string } | { kind: "http"; url: string };
+export type ResolvedLocation = { kind: "file"; path: string } | { kind: "http"; url: string } | { kind: "s3"; url: string };
 
 export interface DataStoreRegistry {
   list(): DataStoreInfo[];
@@ -41,7 +43,7 @@ const NOUN: Record<DataStoreKind, string> = {
 };
 const URI_PATTERN = /^\/(fileShares|cloudStores)\/([^/]*)(?:\/(.*))?$/s;
 
-type Entry = { info: DataStoreInfo } & ({ root: string } | { base: URL });
+type Entry = { info: DataStoreInfo } & ({ root: string } | { base: URL } | { s3: S3Location });
 
 /**
  * Register `stores` (roots are realpath'd now, so a store must exist at start-up) and
@@ -100,6 +102,7 @@ export function createDataStoreRegistry(stores: readonly DataStoreConfig[]): Dat
           kind: "file",
           path: await resolveInsideDir(entry.root, segments, uri),
         };
+      if ("s3" in entry) return { kind: "s3", url: s3Url({ bucket: entry.s3.bucket, key: childKey(entry.s3, segments.join("/")) }) };
       return { kind: "http", url: joinUrlInside(entry.base, segments, uri) };
     },
   };
@@ -122,6 +125,15 @@ function register(config: DataStoreConfig): Entry {
   }
   if (config.url !== undefined) {
     if (kind === "fileShare") throw new InvalidInputError(`The ${label} must be a directory, not a URL.`);
+    if (/^s3:\/\//i.test(config.url)) {
+      let s3: S3Location;
+      try {
+        s3 = parseS3Url(config.url);
+      } catch (e) {
+        throw new InvalidInputError(`The URL of the ${label} is not usable: ${(e as Error).message}.`);
+      }
+      return { info: { kind, name, uri, url: s3Url(s3) }, s3 };
+    }
     const base = parseBaseUrl(config.url, label);
     return { info: { kind, name, uri, url: base.href }, base };
   }

@@ -348,7 +348,7 @@ describe("parseDataStoreSpec", () => {
       "fileShare:..=/srv",
       "fileShare:a/b=/srv",
       "fileShare:climate=https://host/x",
-      "cloudStore:era5=s3://bucket/x",
+      "cloudStore:era5=ftp://bucket/x",
     ];
     for (const text of bad) {
       assert.throws(
