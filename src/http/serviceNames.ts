@@ -2,9 +2,12 @@
  * Who holds a new hosted service name (issue 10 §3): an existing service (an empty one made
  * by createService included), a job not yet finished that will create it (its record is the
  * reservation, released by any terminal state), or a publication of an uploaded item still
- * converting in this process. Job submit, publish and createService all ask here,
- * synchronously right before they claim the name, so none runs to the end to find the name
- * taken by another; isServiceNameAvailable answers from the same rule.
+ * converting in this process. Job submit and createService ask here inside the transaction
+ * that claims the name (transactions are serialised, on SQLite and on PostgreSQL), and publish
+ * right before it holds it, so none runs to the end to find the name taken by another;
+ * isServiceNameAvailable answers from the same rule. The publish hold is this process's
+ * only: with several API nodes, a publish on another node is stopped by the unique key on
+ * service names when it creates its item, not at its start.
  */
 import { InvalidInputError } from "../cube/errors.js";
 import { activeJobWithOption } from "../jobs/jobStore.js";
