@@ -39,7 +39,7 @@ process.stdout.write(`${JSON.stringify({ seconds, peakMB: process.resourceUsage(
 /** The anomaly as a job of the job service with `threads` threads per job (into a raster store at `output`). */
 async function runAsJob(threads: number): Promise<void> {
   await mkdir(output, { recursive: true });
-  const db = openMetadataDb(join(output, "strata.db"));
+  const db = await openMetadataDb(join(output, "strata.db"));
   const jobs = createJobService({
     db,
     workerModule: new URL("../src/tasks/worker.ts", import.meta.url),
@@ -48,14 +48,14 @@ async function runAsJob(threads: number): Promise<void> {
     log: (m, e) => console.error(m, e),
   });
   const options: AnomalyOptions = { ...plan, input: { path: input } };
-  const { id } = jobs.submit("GenerateMultidimensionalAnomaly", "bench", {}, { dataDir: output, task: options });
+  const { id } = await jobs.submit("GenerateMultidimensionalAnomaly", "bench", {}, { dataDir: output, task: options });
   for (;;) {
-    const job = jobs.get(id)!;
+    const job = (await jobs.get(id))!;
     if (job.status === "esriJobSucceeded") break;
     if (job.status === "esriJobFailed" || job.status === "esriJobTimedOut") throw new Error(JSON.stringify(job.messages));
     await new Promise((r) => setTimeout(r, 50));
   }
   await jobs.close();
-  db.close();
+  await db.close();
   await rm(output, { recursive: true, force: true });
 }
