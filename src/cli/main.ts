@@ -13,6 +13,7 @@ Usage:
   strata convert <in> <out.zarr> [--store SPEC ...]
   strata run <Task> --input <file|uri> --output <out.zarr> [--<parameter> <value> ...]
   strata user add|passwd|list|remove ... [--data-dir DIR]
+  strata worker --queue redis://host:6379 [--data-dir DIR] ... (see strata worker --help)
   strata <command> --help
 
 Commands:
@@ -21,6 +22,7 @@ Commands:
   convert   copy a raster (NetCDF-3, NetCDF-4/HDF5, GeoTIFF, Zarr v2/v3) to a new Zarr v3 store
   run       run an analysis task (Subset, Anomaly, Trend, Predict) on local files into a Zarr store
   user      manage the server's users (roles admin, publisher, user)
+  worker    run jobs from the job queue that API nodes started with --queue hand out
 
 Inputs are file paths, Zarr directories, http(s) URLs of Zarr stores with consolidated
 metadata, or data-store URIs (/fileShares/<name>/<path>, /cloudStores/<name>/<path>) of
@@ -35,6 +37,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   convert: async () => (await import("./convert.js")).convertCommand,
   run: async () => (await import("./run.js")).runCommand,
   user: async () => (await import("./user.js")).userCommand,
+  worker: async () => (await import("./worker.js")).workerCommand,
 };
 
 export async function main(argv: string[], out: Output = PROCESS_OUTPUT): Promise<number> {

@@ -10,6 +10,7 @@ import { s3Settings } from "../io/s3Settings.js";
 import { IMAGE_ENCODERS, type ImageEncoder } from "../services/render/encodeImage.js";
 import { type DataStoreConfig, parseDataStoreSpec } from "../store/dataStores.js";
 import { checkPostgresUrl } from "../store/postgresDb.js";
+import { checkRedisUrl } from "../jobs/queue/redisUrl.js";
 import type { LogFormat } from "./requestLog.js";
 
 export interface ServeConfig {
@@ -49,6 +50,11 @@ export interface ServeConfig {
   readonly imageEncoder: ImageEncoder;
   /** Keep committed rasters under this s3://bucket/prefix instead of <dataDir>/rasters. */
   readonly rasterStore?: string;
+  /**
+   * Hand jobs to `strata worker` processes through the BullMQ queue on this redis:// URL instead
+   * of running them on this node's threads. May hold a password: print describeRedisUrl's form.
+   */
+  readonly queue?: string;
 }
 
 export const SERVE_OPTIONS = {
@@ -142,6 +148,11 @@ export const SERVE_OPTIONS = {
     env: "STRATA_RASTER_STORE",
     help: "keep rasters on S3 or an S3-compatible server: s3://bucket/prefix (endpoint from AWS_ENDPOINT_URL, credentials and region from the usual AWS variables; reads go through a local cache of STRATA_RASTER_CACHE_SIZE per thread, default 512M, in STRATA_RASTER_CACHE_DIR); default: <data-dir>/rasters",
   },
+  queue: {
+    type: "string",
+    env: "STRATA_QUEUE",
+    help: "hand jobs to strata worker processes through the job queue on this Redis: redis://host:6379 (a password in the URL is best given through the environment variable); default: jobs run on this server's threads",
+  },
 } as const;
 
 type Values = {
@@ -190,6 +201,8 @@ export function resolveServeConfig(flags: Values, env: Record<string, string | u
   if (metadata !== undefined) checkPostgresUrl(metadata, "metadata");
   const rasterStore = get("raster-store");
   if (rasterStore !== undefined) checkRasterStore(rasterStore, env);
+  const queue = get("queue");
+  if (queue !== undefined) checkRedisUrl(queue, "queue");
   const logFormat = get("log-format");
   if (logFormat !== undefined && logFormat !== "text" && logFormat !== "json")
     throw new InvalidInputError(`--log-format must be text or json; got "${logFormat}"`, { parameter: "log-format" });
@@ -218,6 +231,7 @@ export function resolveServeConfig(flags: Values, env: Record<string, string | u
     userQuotaBytes: bytes(get("user-quota") ?? "20G", "user-quota"),
     imageEncoder: imageEncoder as ImageEncoder,
     ...(rasterStore === undefined ? {} : { rasterStore }),
+    ...(queue === undefined ? {} : { queue }),
   };
 }
 

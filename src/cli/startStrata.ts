@@ -8,29 +8,26 @@ import { createServer } from "node:net";
 import { basename, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
-import { InvalidInputError, NotFoundError, StrataError } from "../cube/errors.js";
+import { InvalidInputError, StrataError } from "../cube/errors.js";
 import { buildServer } from "../http/app.js";
 import type { AppContext } from "../http/context.js";
-import { OUTPUT_PARAM } from "../tasks/gp.js";
 import { openCube } from "../io/open.js";
 import { type JobService, createJobService } from "../jobs/executor.js";
-import type { JobRecord, JsonObject } from "../jobs/types.js";
-import { recordSourceJob } from "../portal/itemUpdate.js";
 import { getItemByServiceName, shareItem } from "../portal/items.js";
 import { migratePortal } from "../portal/schema.js";
 import { ensureInitialAdmin } from "../portal/users.js";
 import { datasetCache } from "../services/datasets.js";
 import { imageCache } from "../services/imageCache.js";
+import { jobOutputs } from "../services/jobOutputs.js";
 import { publishOutput } from "../services/publish.js";
 import { loadSharp } from "../services/render/sharpImage.js";
 import { createWorkPool } from "../services/work/pool.js";
-import { type ServerUrls, toolsUrl } from "../services/urls.js";
+import type { ServerUrls } from "../services/urls.js";
 import { createDataStoreRegistry } from "../store/dataStores.js";
 import { type MetadataDatabase, type MetadataDb, openMetadataDb } from "../store/metadataDb.js";
 import { type RasterStore, openRasterStore } from "../store/rasterStore.js";
 import { TASKS } from "../tasks/registry.js";
 import { copyIntoStore } from "../tasks/subset.js";
-import type { OutputTarget, RunOutput } from "../tasks/types.js";
 import type { ServeConfig } from "./serveConfig.js";
 import { redactSecrets, redactValue } from "../http/logRedaction.js";
 
@@ -78,13 +75,16 @@ export async function startStrata(requested: ServeConfig, options: { logger?: bo
 
 async function startOn(db: MetadataDatabase, config: ServeConfig, options: { logger?: boolean | object }): Promise<RunningStrata> {
   await migratePortal(db);
-  const store = await openRasterStore(config.dataDir, config.rasterStore === undefined ? {} : { remote: config.rasterStore }).catch(
-    (e: unknown) => {
-      // A bucket that is missing, refused or out of reach: the flag and the reason, at start.
-      if (config.rasterStore === undefined || !(e instanceof StrataError)) throw e;
-      throw new InvalidInputError(`--raster-store ${config.rasterStore}: ${e.message}`, { parameter: "raster-store", cause: e });
-    },
-  );
+  // With a queue, workers write pending datasets under the same data directory: no sweep at start.
+  const storeOptions = {
+    ...(config.rasterStore === undefined ? {} : { remote: config.rasterStore }),
+    ...(config.queue ? { sweep: false } : {}),
+  };
+  const store = await openRasterStore(config.dataDir, storeOptions).catch((e: unknown) => {
+    // A bucket that is missing, refused or out of reach: the flag and the reason, at start.
+    if (config.rasterStore === undefined || !(e instanceof StrataError)) throw e;
+    throw new InvalidInputError(`--raster-store ${config.rasterStore}: ${e.message}`, { parameter: "raster-store", cause: e });
+  });
   // Downloads are written to scratch files first; a crash mid-download leaves them behind.
   await rm(join(store.dataDir, "tmp"), { recursive: true, force: true });
   const dataStores = createDataStoreRegistry([...config.dataStores]);
@@ -95,35 +95,22 @@ async function startOn(db: MetadataDatabase, config: ServeConfig, options: { log
     hosting: config.hostingRole === "imageHosting" ? config.imageHostingUrl : config.rasterAnalysisUrl,
   };
 
-  const jobs = createJobService({
-    db,
-    workerModule: WORKER_MODULE,
-    workers: config.workers,
-    threadsPerJob: config.jobThreads,
-    timeLimitMs: config.jobTimeLimitMs,
-    retentionMs: config.jobRetentionMs,
-    // Job messages can quote what a client sent (a URL with its token): scrubbed like requests.
-    log: (message, error) => console.error(`[jobs] ${redactSecrets(message)}`, ...(error === undefined ? [] : [redactValue(error)])),
-    finalize: async (job: JobRecord, output: unknown) => {
-      const target = (job.options as { output: OutputTarget }).output;
-      const published = await publishOutput(db, store, urls, target, job.owner, (output as RunOutput).datasetId);
-      // The item says which job made it (the web app's item page links to it).
-      await recordSourceJob(db, published.itemId, {
-        jobUrl: `${toolsUrl(urls)}/${job.task}/jobs/${job.id}`,
-        jobId: job.id,
-        task: job.task,
+  // Job messages can quote what a client sent (a URL with its token): scrubbed like requests.
+  const log = (message: string, error?: unknown): void =>
+    console.error(`[jobs] ${redactSecrets(message)}`, ...(error === undefined ? [] : [redactValue(error)]));
+  const jobs = config.queue
+    ? await (await import("../jobs/queue/apiNode.js")).queuedJobService(db, config.queue, config.jobRetentionMs, log)
+    : createJobService({
+        db,
+        workerModule: WORKER_MODULE,
+        workers: config.workers,
+        threadsPerJob: config.jobThreads,
+        timeLimitMs: config.jobTimeLimitMs,
+        retentionMs: config.jobRetentionMs,
+        log,
+        // Publishing a run's output; a run that did not succeed leaves nothing.
+        ...jobOutputs(db, store, urls),
       });
-      return { [OUTPUT_PARAM]: { url: published.url, itemId: published.itemId } } as JsonObject;
-    },
-    // A run that did not succeed leaves nothing: its pending dataset, or a dataset committed
-    // before publication failed.
-    cleanup: async (job: JobRecord, output: unknown) => {
-      const pending = (job as { reports?: Record<string, unknown> }).reports?.pendingDataset;
-      if (typeof pending === "string") await store.discardPending(pending).catch(() => undefined);
-      const committed = (output as RunOutput | undefined)?.datasetId;
-      if (committed) await store.remove(committed).catch((e: unknown) => (e instanceof NotFoundError ? undefined : Promise.reject(e)));
-    },
-  });
   await jobs.recover();
 
   if (adminPassword && config.samples) await publishSamples(db, store, urls);

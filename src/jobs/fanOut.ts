@@ -61,7 +61,7 @@ export async function fanOut(count: number, payload: Json, options: FanOutOption
 }
 
 /** One shard on its own thread; settles when the thread has exited. */
-function remoteShard(worker: Worker, signal: AbortSignal, progress: (fraction: number) => void): Promise<Json> {
+export function remoteShard(worker: Worker, signal: AbortSignal, progress: (fraction: number) => void): Promise<Json> {
   return new Promise<Json>((resolve, reject) => {
     let outcome: { result: Json } | { error: Error } | undefined;
     const terminate = (): void => void worker.terminate();

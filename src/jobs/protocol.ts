@@ -10,6 +10,12 @@ export interface JobWorkerData {
   workerModule: string;
   /** The most threads one job may use (TaskContext.threads). */
   threadsPerJob: number;
+  /**
+   * Where `ctx.fanOut` sends shards: "threads" (default) to shard threads of this process,
+   * "port" to the thread's owner, which sends them to other processes (jobs/queue/) and
+   * answers with "fanOutProgress" and "fanOutDone" or "fanOutFailed".
+   */
+  fanOut?: "threads" | "port";
 }
 
 /** workerData of a shard thread (jobs/shardWorker.ts): one shard, then it is terminated. */
@@ -34,7 +40,13 @@ export type FromShard =
  * @example
  * worker.postMessage({ type: "run", jobId, task: "echo", options: {} } satisfies ToWorker);
  */
-export type ToWorker = { type: "run"; jobId: string; task: string; options: Json } | { type: "cancel"; jobId: string };
+export type ToWorker =
+  | { type: "run"; jobId: string; task: string; options: Json }
+  | { type: "cancel"; jobId: string }
+  /** Answers to a "fanOut" request (JobWorkerData.fanOut "port"): the shards' mean progress, 0..100, and how they ended. */
+  | { type: "fanOutProgress"; jobId: string; request: number; percentage: number }
+  | { type: "fanOutDone"; jobId: string; request: number; results: Json[] }
+  | { type: "fanOutFailed"; jobId: string; request: number; message: string };
 
 /**
  * Worker -> main thread. A run ends with exactly one "done" or "failed".
@@ -48,4 +60,6 @@ export type FromWorker =
   | { type: "report"; jobId: string; key: string; value: Json }
   | { type: "done"; jobId: string; output: unknown }
   /** `message` is for the user; `stack` only for the server log. */
-  | { type: "failed"; jobId: string; message: string; stack?: string };
+  | { type: "failed"; jobId: string; message: string; stack?: string }
+  /** Run shards 0..count-1 with `payload` elsewhere (JobWorkerData.fanOut "port"); `request` names the answers. */
+  | { type: "fanOut"; jobId: string; request: number; count: number; payload: Json };

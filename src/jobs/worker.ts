@@ -16,14 +16,49 @@ const PROGRESS_INTERVAL_MS = 100;
 
 if (!parentPort) throw new Error("src/jobs/worker.ts runs as a worker thread; it is not a module to import.");
 const port = parentPort;
-const { workerModule, threadsPerJob } = workerData as JobWorkerData;
+const { workerModule, threadsPerJob, fanOut: fanOutTo = "threads" } = workerData as JobWorkerData;
 const controllers = new Map<string, AbortController>();
+/** Fan-outs sent to the owner (fanOut "port"), by request number. */
+const requests = new Map<
+  number,
+  { progress(percentage: number): void; settle(outcome: { results: Json[] } | { message: string }): void }
+>();
+let nextRequest = 0;
 let loaded: Promise<{ runTask?: unknown; runShard?: unknown }> | undefined;
 
 port.on("message", (message: ToWorker) => {
-  if (message.type === "run") void run(message.jobId, message.task, message.options);
-  else controllers.get(message.jobId)?.abort();
+  switch (message.type) {
+    case "run":
+      return void run(message.jobId, message.task, message.options);
+    case "cancel":
+      return controllers.get(message.jobId)?.abort();
+    case "fanOutProgress":
+      return requests.get(message.request)?.progress(message.percentage);
+    case "fanOutDone":
+      return requests.get(message.request)?.settle({ results: message.results });
+    case "fanOutFailed":
+      return requests.get(message.request)?.settle({ message: message.message });
+  }
 });
+
+/**
+ * Shards run by the thread's owner (fanOut "port"): it stops them itself on a cancel, and
+ * answers only once they have stopped, as fanOut does.
+ */
+function fanOutByOwner(jobId: string, count: number, payload: Json, progress: (percentage: number) => void): Promise<Json[]> {
+  const request = nextRequest++;
+  return new Promise<Json[]>((resolve, reject) => {
+    requests.set(request, {
+      progress,
+      settle(outcome) {
+        requests.delete(request);
+        if ("results" in outcome) resolve(outcome.results);
+        else reject(new ReportedError(outcome.message));
+      },
+    });
+    post({ type: "fanOut", jobId, request, count, payload });
+  });
+}
 
 function post(message: FromWorker): void {
   port.postMessage(message);
@@ -59,14 +94,17 @@ async function run(jobId: string, task: string, options: Json): Promise<void> {
       post({ type: "message", jobId, messageType: type, description: String(description) }),
     report: (key: string, value: Json) => post({ type: "report", jobId, key, value }),
     threads: threadsPerJob,
-    fanOut: (count: number, payload: Json, [from, to] = [0, 100]) =>
-      fanOut(count, payload, {
+    fanOut: (count: number, payload: Json, [from, to] = [0, 100]) => {
+      const spanned = (percentage: number): void => progress.report(from + (percentage / 100) * (to - from));
+      if (fanOutTo === "port") return fanOutByOwner(jobId, count, payload, spanned);
+      return fanOut(count, payload, {
         workerModule,
         task,
         signal: controller.signal,
-        progress: (percentage) => progress.report(from + (percentage / 100) * (to - from)),
+        progress: spanned,
         loadRunShard: () => loadExport<RunShard>("runShard"),
-      }),
+      });
+    },
   };
   try {
     const runTask = await loadExport<RunTask>("runTask");

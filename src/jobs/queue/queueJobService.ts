@@ -1,0 +1,157 @@
+/**
+ * The job service of an API node started with `--queue redis://...`: jobs are recorded in
+ * the metadata database exactly as the embedded service records them, then handed to the
+ * BullMQ queue that `strata worker` processes take them from; nothing runs here. A cancel
+ * moves the record and sets the job's stop key, which every worker watches.
+ */
+import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { NotFoundError } from "../../cube/errors.js";
+import type { MetadataDatabase } from "../../store/metadataDb.js";
+import { JobServiceClosedError } from "../errors.js";
+import type { JobService, SubmitClaim } from "../executor.js";
+import { errorMessage } from "../jobMessages.js";
+import { createJob, deleteJob, expireFinished, getJob, listJobs, listJobsByStatus, migrateJobs, updateStatus } from "../jobStore.js";
+import type { RecoveryReport } from "../recovery.js";
+import { JOB_QUEUE, type ParentData, parentJobOptions, queueOptions, requestStop } from "./queues.js";
+
+export interface QueueJobServiceOptions {
+  db: MetadataDatabase;
+  /** A connection made by connectRedis; closed by close(). */
+  redis: Redis;
+  /** Finished jobs are purged this long after they finish (Infinity: never). */
+  retentionMs: number;
+  log(message: string, error?: unknown): void;
+}
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The Error message of a job the queue could not take. */
+function unqueuedMessage() {
+  return errorMessage("The server could not hand the job to its workers (the job queue is out of reach). Submit it again shortly.");
+}
+
+/**
+ * @example
+ * const jobs = createQueueJobService({ db, redis: await connectRedis(url, "queue", log), retentionMs, log });
+ * await jobs.recover();
+ */
+export function createQueueJobService(options: QueueJobServiceOptions): JobService {
+  const { db, redis, log } = options;
+  const queue = new Queue<ParentData>(JOB_QUEUE, queueOptions(redis));
+  queue.on("error", (err) => log("The job queue reported an error.", err));
+  const ready = migrateJobs(db);
+  ready.catch((err: unknown) => log("Creating or upgrading the jobs table failed.", err));
+  let closed = false;
+
+  const enqueue = (id: string, task: string): Promise<unknown> => queue.add(task, { jobId: id }, parentJobOptions(id));
+
+  const expire = async (): Promise<void> => {
+    try {
+      await ready;
+      await expireFinished(db, options.retentionMs);
+    } catch (err) {
+      log("Purging old jobs failed.", err);
+    }
+  };
+  const retention = options.retentionMs;
+  const retentionTimer =
+    retention < MAX_TIMER_MS ? setInterval(() => void expire(), Math.min(3600_000, Math.max(10, retention / 2))).unref() : undefined;
+
+  return {
+    async submit(task, owner, inputs, taskOptions, claim: SubmitClaim = {}) {
+      if (closed) throw new JobServiceClosedError("The server is shutting down and takes no new jobs; submit the job again shortly.");
+      await ready;
+      const waiting = await db.transaction(async (tx) => {
+        await claim.guard?.(tx);
+        const job = await createJob(tx, { task, owner, inputs, options: taskOptions });
+        return updateStatus(tx, job.id, "esriJobWaiting", { from: "esriJobSubmitted" });
+      });
+      try {
+        await enqueue(waiting.id, task);
+        return waiting;
+      } catch (err) {
+        log(`Queueing job ${waiting.id} failed.`, err);
+        await updateStatus(db, waiting.id, "esriJobExecuting", { from: "esriJobWaiting" });
+        return updateStatus(db, waiting.id, "esriJobFailed", { from: "esriJobExecuting", message: unqueuedMessage() });
+      }
+    },
+
+    get: async (id) => {
+      await ready;
+      return getJob(db, id);
+    },
+
+    list: async (query) => {
+      await ready;
+      return listJobs(db, query);
+    },
+
+    async cancel(id) {
+      await ready;
+      const job = await getJob(db, id);
+      if (!job) throw new NotFoundError(`No job ${JSON.stringify(id.length > 64 ? id.slice(0, 64) + "…" : id)}.`);
+      switch (job.status) {
+        case "esriJobSubmitted":
+        case "esriJobWaiting": {
+          // Taken by a worker meanwhile: it sees the status and leaves the job alone.
+          await queue.remove(id).catch((err: unknown) => log(`Removing job ${id} from the queue failed.`, err));
+          await updateStatus(db, id, "esriJobCancelling", { from: job.status });
+          return updateStatus(db, id, "esriJobCancelled", { from: "esriJobCancelling" });
+        }
+        case "esriJobExecuting": {
+          const cancelling = await updateStatus(db, id, "esriJobCancelling", { from: job.status });
+          // The worker running it ends it Cancelled (and a worker re-running it after a loss does too).
+          await requestStop(redis, "cancel", id);
+          return cancelling;
+        }
+        default:
+          return job;
+      }
+    },
+
+    /**
+     * Every unfinished job has its place in the queue: waiting jobs, and jobs executing or
+     * being cancelled whose run the queue no longer knows (Redis lost it). Adding a job the
+     * queue has is a no-op (same id), so any node may do this at any time.
+     */
+    async recover() {
+      await ready;
+      const report: RecoveryReport = { queue: [], restarted: [], failed: [], cancelled: [], purged: [] };
+      const unfinished = await listJobsByStatus(db, [
+        "esriJobSubmitted",
+        "esriJobWaiting",
+        "esriJobExecuting",
+        "esriJobCancelling",
+        "esriJobDeleting",
+      ]);
+      for (const job of unfinished) {
+        try {
+          if (job.status === "esriJobDeleting") {
+            await deleteJob(db, job.id);
+            report.purged.push(job.id);
+            continue;
+          }
+          if (job.status === "esriJobSubmitted") await updateStatus(db, job.id, "esriJobWaiting", { from: job.status });
+          if ((job.status === "esriJobExecuting" || job.status === "esriJobCancelling") && (await queue.getJob(job.id))) continue;
+          await enqueue(job.id, job.task);
+          (job.status === "esriJobExecuting" ? report.restarted : report.queue).push(job.id);
+        } catch (err) {
+          log(`Recovering job ${job.id} failed.`, err);
+        }
+      }
+      await expire();
+      return report;
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearInterval(retentionTimer);
+      await queue.close().catch((err: unknown) => log("Closing the job queue failed.", err));
+      redis.disconnect();
+    },
+
+    stats: () => ({ queued: 0, running: 0, workers: 0 }),
+  };
+}
