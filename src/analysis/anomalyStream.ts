@@ -6,7 +6,7 @@
  * (a variable at one value of its other dimensions, one band) is independent; a share takes
  * every count-th run of each unit, so shares of one pass never write the same chunk.
  */
-import { STD_TIME, type Cube, type IndexRange, type Variable, variableNamed } from "../cube/types.js";
+import { STD_TIME, type Cube, type IndexRange, type Selection, type Slab, type Variable, variableNamed } from "../cube/types.js";
 import { type AnomalyPlan, anomalyPixelType, applyAnomalyRow, referenceMismatch } from "./anomaly.js";
 import { GroupMoments, momentBytes } from "./groupMoments.js";
 import { type GroupInterval, groupKeys } from "./groups.js";
@@ -14,7 +14,15 @@ import { type RunWalk, type StreamShape, type StreamUnit, eachRun } from "./runs
 import type { StatisticsAccumulator } from "./statistics.js";
 import type { BlockSink } from "./subset.js";
 
-export type AnomalyStreamPlan = AnomalyPlan & StreamShape;
+export type AnomalyStreamPlan = AnomalyPlan &
+  StreamShape & {
+    /**
+     * Keep the input's values in the output's chunks during pass 0 (BlockSink.keepBlock) and
+     * read them back in pass 1 instead of decoding the input again: for outputs stored raw
+     * whose type is the input's (the tasks decide).
+     */
+    readonly keepInput?: boolean;
+  };
 
 /** Whether a method's reference is a mean (streams) rather than a median (needs whole series). */
 export const streamsMethod = (plan: Pick<AnomalyPlan, "method">): boolean => !plan.method.includes("MEDIAN");
@@ -35,21 +43,42 @@ function timeAxis(v: Variable): number {
 export type StreamWalk = RunWalk;
 
 /**
- * Pass 0 of a unit: this share's sums of its runs.
+ * Pass 0 of a unit: this share's sums of its runs, and with plan.keepInput its runs kept in
+ * `sink` where pass 1 writes their anomalies (`kept`: every run was; else pass 1 reads the input).
  * @example
- * const sums = await accumulateUnit(cube, plan, unit, { share });
+ * const { moments, kept } = await accumulateUnit(cube, plan, unit, { share }, sink);
  */
-export async function accumulateUnit(cube: Cube, plan: AnomalyStreamPlan, unit: StreamUnit, walk: StreamWalk = {}): Promise<GroupMoments> {
+export async function accumulateUnit(
+  cube: Cube,
+  plan: AnomalyStreamPlan,
+  unit: StreamUnit,
+  walk: StreamWalk = {},
+  sink?: BlockSink,
+): Promise<{ moments: GroupMoments; kept: boolean }> {
   const v = variableNamed(cube, unit.variable);
   const groups = groupsOf(v, plan);
   const P = unit.band.width * unit.band.height;
   const G = groups.reduce((m, g) => Math.max(m, g + 1), 0);
   const moments = new GroupMoments({ groups: G, pixels: P, withSd: plan.method === "Z_SCORE" });
   const nodata = v.nodata ?? NaN;
+  let kept = !!plan.keepInput && !!sink?.keepBlock;
   await eachRun(v, plan.runs[v.name], unit.dims, unit.band, walk, async (t0, slab) => {
     for (let k = 0; k * P < slab.length; k++) moments.add(slab, k * P, groups[t0 + k], nodata);
+    if (kept) {
+      const { start, shape } = unitBlock(v, unit, t0, slab.length / P);
+      kept = await sink!.keepBlock!(v.name, start, { data: slab, shape });
+    }
   });
-  return moments;
+  return { moments, kept };
+}
+
+/** Where a run of a unit's slices (t0 and on) stands in the output: its start and shape. */
+function unitBlock(v: Variable, unit: StreamUnit, t0: number, slices: number): { start: number[]; shape: number[] } {
+  const t = timeAxis(v);
+  const start = [...unit.dims.map(([a]) => a), unit.row, 0];
+  start[t] = t0;
+  const shape = [...unit.dims.map(([a, b], i) => (i === t ? slices : b - a)), unit.band.height, unit.band.width];
+  return { start, shape };
 }
 
 /** µ (and s) of every group of a unit, [g][p]: the merged sums, finished. */
@@ -58,6 +87,7 @@ export type UnitReference = ReturnType<GroupMoments["finish"]>;
 /**
  * Pass 1 of a unit: x against the unit's reference, written to `sink`; `reference` is the
  * merged pass-0 sums finished, or for EXTERNAL_RASTER undefined (the reference cube is read).
+ * With `kept`, x comes back from the sink where pass 0 kept it, not from the input.
  */
 export async function applyUnit(
   cube: Cube,
@@ -66,7 +96,7 @@ export async function applyUnit(
   reference: UnitReference | undefined,
   sink: BlockSink,
   statistics: StatisticsAccumulator,
-  walk: StreamWalk & { readonly referenceCube?: Cube } = {},
+  walk: StreamWalk & { readonly referenceCube?: Cube; readonly kept?: boolean } = {},
 ): Promise<void> {
   const v = variableNamed(cube, unit.variable);
   const groups = groupsOf(v, plan);
@@ -74,11 +104,11 @@ export async function applyUnit(
   const nodata = v.nodata ?? NaN;
   const F64 = anomalyPixelType(v.pixelType) === "F64";
   const external = externalReference(v, plan, walk.referenceCube);
-  const t = timeAxis(v);
   // One output array for every run (the sink is done with it when writeBlock resolves): runs
   // are megabytes each, and allocating them anew kept the garbage collector busy.
   let buffer: Float32Array | Float64Array | undefined;
-  await eachRun(v, plan.runs[v.name], unit.dims, unit.band, walk, async (t0, slab) => {
+  const source = walk.kept ? keptRuns(v, unit, sink) : undefined;
+  await eachRun(v, plan.runs[v.name], unit.dims, unit.band, { ...walk, source }, async (t0, slab) => {
     const slices = slab.length / P;
     if (!buffer || buffer.length < slab.length) buffer = F64 ? new Float64Array(slab.length) : new Float32Array(slab.length);
     const out = buffer.subarray(0, slab.length);
@@ -92,12 +122,22 @@ export async function applyUnit(
       applyAnomalyRow(slab, out, k * P, P, nodata, plan.method, mean, sd);
     }
     statistics.add(out, undefined);
-    const start = [...unit.dims.map(([a]) => a), unit.row, 0];
-    start[t] = t0;
-    const shape = [...unit.dims.map(([a, b], i) => (i === t ? slices : b - a)), unit.band.height, unit.band.width];
+    const { start, shape } = unitBlock(v, unit, t0, slices);
     walk.signal?.throwIfAborted();
     await sink.writeBlock(v.name, start, { data: out, shape });
   });
+}
+
+/** A unit's runs as pass 0 kept them in the sink (eachRun's source). */
+function keptRuns(v: Variable, unit: StreamUnit, sink: BlockSink): (selection: Selection) => Promise<Slab> {
+  const t = timeAxis(v);
+  return async (selection) => {
+    const [t0, t1] = selection.dims![t];
+    const { start, shape } = unitBlock(v, unit, t0, t1 - t0);
+    const data = await sink.readKept?.(v.name, start, shape, selection.into);
+    if (!data) throw new Error(`the values of ${v.name} kept between passes could not be read back`);
+    return { data, shape };
+  };
 }
 
 /** The reference raster of EXTERNAL_RASTER for a unit: one slice for all, or the slices of a run. */

@@ -4,7 +4,7 @@
  * ahead; a share takes every count-th run, so shares of one pass never read or write the
  * same chunk.
  */
-import type { Cube, IndexRange, TypedArray, Variable, Window } from "../cube/types.js";
+import type { Cube, IndexRange, Selection, Slab, TypedArray, Variable, Window } from "../cube/types.js";
 import { PIXEL_ARRAYS, STD_TIME, variableNamed } from "../cube/types.js";
 import { combinationAt } from "../cube/combinations.js";
 import { type Share, ownStepCount, ownsStep } from "./share.js";
@@ -60,6 +60,8 @@ export interface RunWalk {
   readonly signal?: AbortSignal;
   /** Progress of this share through its runs, 0..1. */
   readonly onProgress?: (fraction: number) => void;
+  /** Where a run's values come from, when not the variable itself (e.g. kept by an earlier pass). */
+  readonly source?: (selection: Selection) => Promise<Slab>;
 }
 
 /**
@@ -91,7 +93,8 @@ export async function eachRun(
     const length = (run[1] - run[0]) * band.width * band.height * otherCount;
     const i = spare.findIndex((a) => a.length >= length);
     const own = !offer ? undefined : i >= 0 ? spare.splice(i, 1)[0] : new PIXEL_ARRAYS[v.pixelType](length);
-    const p = v.read({ dims: dims.map((r, d) => (d === t ? run : r)), window: band, signal, into: own?.subarray(0, length) });
+    const selection = { dims: dims.map((r, d) => (d === t ? run : r)), window: band, signal, into: own?.subarray(0, length) };
+    const p = walk.source ? walk.source(selection) : v.read(selection);
     p.catch(() => {}); // awaited in turn; never an unhandled rejection meanwhile
     return { p, own };
   };

@@ -4,7 +4,7 @@
  * Pure orchestration over the Cube interface; knows nothing of formats or jobs.
  */
 import { combinationAt } from "../cube/combinations.js";
-import { type Cube, type Slab, type Window, variableNamed } from "../cube/types.js";
+import { type Cube, type Slab, type TypedArray, type Window, variableNamed } from "../cube/types.js";
 import { type Share, ownStepCount, ownsStep } from "./share.js";
 import { type Statistics, statisticsAccumulator } from "./statistics.js";
 
@@ -14,6 +14,13 @@ export interface BlockSink {
    * may reuse the slab's array once this resolves.
    */
   writeBlock(variable: string, start: readonly number[], slab: Slab): Promise<void>;
+  /**
+   * Keep `slab` where writeBlock will later write over it, for reading back with readKept
+   * between passes; false when the sink cannot (then nothing was written).
+   */
+  keepBlock?(variable: string, start: readonly number[], slab: Slab): Promise<boolean>;
+  /** A block kept by keepBlock, read back (into `into` when given); undefined when it cannot be. */
+  readKept?(variable: string, start: readonly number[], shape: readonly number[], into?: TypedArray): Promise<TypedArray | undefined>;
 }
 
 export interface SubsetPlan {

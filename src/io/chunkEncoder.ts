@@ -17,9 +17,10 @@ export interface ChunkEncoder {
   buffer(bytes: number): Promise<ArrayBuffer>;
   /**
    * Compress the first `length` bytes of `buffer` (taken over: do not touch it again) at zstd
-   * `level` and write them to `path`; resolves once written, rejects with the fs error's code.
+   * `level` (null: store them as they are) and write them to `path`; resolves once written,
+   * rejects with the fs error's code.
    */
-  write(path: string, buffer: ArrayBuffer, length: number, level: number): Promise<void>;
+  write(path: string, buffer: ArrayBuffer, length: number, level: number | null): Promise<void>;
 }
 
 /**

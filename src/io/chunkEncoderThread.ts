@@ -1,6 +1,7 @@
 /**
  * The chunk encoder's thread (io/chunkEncoder.ts): compresses each chunk it is handed with
- * zstd and writes it to its file, then hands the chunk's buffer back for reuse.
+ * zstd (unless its level is null) and writes it to its file, then hands the chunk's buffer
+ * back for reuse.
  */
 import { writeFileSync } from "node:fs";
 import { parentPort } from "node:worker_threads";
@@ -11,7 +12,8 @@ export interface EncodeRequest {
   readonly path: string;
   readonly buffer: ArrayBuffer;
   readonly length: number;
-  readonly level: number;
+  /** zstd's level; null writes the bytes as they are. */
+  readonly level: number | null;
 }
 
 export interface EncodeAnswer {
@@ -24,7 +26,8 @@ export interface EncodeAnswer {
 parentPort!.on("message", async (request: EncodeRequest) => {
   let error: string | undefined;
   try {
-    writeFileSync(request.path, await zstdEncode(new Uint8Array(request.buffer, 0, request.length), request.level));
+    const bytes = new Uint8Array(request.buffer, 0, request.length);
+    writeFileSync(request.path, request.level === null ? bytes : await zstdEncode(bytes, request.level));
   } catch (e) {
     error = (e as NodeJS.ErrnoException).code ?? "the encoder failed";
   }

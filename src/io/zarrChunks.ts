@@ -7,7 +7,7 @@
  * write; for the blocks the analyses write (whole chunks nearly always) that was a fifth of
  * an anomaly's time. Any other block, or an array encoded otherwise, is left to zarrita.
  */
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, open, readFile } from "node:fs/promises";
 import { endianness } from "node:os";
 import { join } from "node:path";
 import { combinationAt, combinationCount } from "../cube/combinations.js";
@@ -25,6 +25,14 @@ export interface ChunkWriter {
   tryWrite(start: readonly number[], slab: Slab): Promise<boolean>;
   /** Wait until every chunk handed over so far is written (or failed); throws the first failure. */
   flush(): Promise<void>;
+  /** Whether chunks are stored as their raw values (no compression), so readBack can take them. */
+  readonly raw: boolean;
+  /**
+   * The block of `shape` at `start`, as written earlier and flushed, read back from raw chunks
+   * (into `into` when given): for a job that keeps the input's values in its own output
+   * between passes. Undefined when the chunks are not raw or the block is not whole chunks.
+   */
+  readBack(start: readonly number[], shape: readonly number[], into?: TypedArray): Promise<TypedArray | undefined>;
 }
 
 interface ArrayMetadata {
@@ -37,29 +45,31 @@ interface ArrayMetadata {
 }
 
 /**
- * A direct writer for the array at `arrayDir` when it is encoded as `codecs` (bytes
- * little-endian, zstd) on a little-endian machine with "/"-separated chunk keys (v3's default
- * "c/0/0/0" or v2's "0/0/0"); else undefined.
+ * A direct writer for the array at `arrayDir` when it is encoded as Strata writes (bytes
+ * little-endian, then zstd or nothing) on a little-endian machine with "/"-separated chunk
+ * keys (v3's default "c/0/0/0" or v2's "0/0/0"); else undefined.
  * @example
- * const direct = await openChunkWriter("/data/x.zarr/tas", CODECS);
+ * const direct = await openChunkWriter("/data/x.zarr/tas");
  * if (!(await direct?.tryWrite([0, 0, 0], slab))) await zarr.set(...);
  */
-export async function openChunkWriter(arrayDir: string, codecs: readonly object[]): Promise<ChunkWriter | undefined> {
+export async function openChunkWriter(arrayDir: string): Promise<ChunkWriter | undefined> {
   const meta = JSON.parse(await readFile(join(arrayDir, "zarr.json"), "utf8")) as ArrayMetadata;
   const dtype = ZARR_NUMERIC_DTYPES[meta.data_type];
   const prefix = chunkDirectory(meta.chunk_key_encoding);
-  const [bytes, zstd] = meta.codecs;
+  const [bytes, zstd, ...more] = meta.codecs;
   if (
     !dtype ||
     endianness() !== "LE" ||
-    JSON.stringify(meta.codecs) !== JSON.stringify(codecs) ||
     bytes?.name !== "bytes" ||
-    zstd?.name !== "zstd" ||
+    bytes.configuration?.endian !== "little" ||
+    (zstd !== undefined && (zstd.name !== "zstd" || zstd.configuration?.checksum === true)) ||
+    more.length > 0 ||
     !prefix ||
     meta.shape.length === 0
   )
     return undefined;
-  const level = Number(zstd.configuration?.level ?? 3);
+  // null: the chunk is stored as its raw bytes.
+  const level = zstd ? Number(zstd.configuration?.level ?? 3) : null;
   const { shape } = meta;
   const chunk = meta.chunk_grid.configuration.chunk_shape;
   const fill = fillValue(meta.fill_value);
@@ -71,12 +81,43 @@ export async function openChunkWriter(arrayDir: string, codecs: readonly object[
   const made = new Set<string>();
   const writes = new Set<Promise<void>>();
   let failure: Error | undefined;
+  const isWhole = (start: readonly number[], count: readonly number[]) =>
+    count.every((n, d) => start[d] % chunk[d] === 0 && (n % chunk[d] === 0 || start[d] + n === shape[d]));
+  const fileOf = (coords: readonly number[]) => join(arrayDir, ...prefix, ...coords.map(String));
+  let readBuffer: Uint8Array | undefined;
   return {
+    raw: level === null,
+    async readBack(start, count, into) {
+      if (level !== null || !isWhole(start, count)) return undefined;
+      const block = into ?? typedArrayFor(dtype, combinationCount(count));
+      const chunksAlong = count.map((n, d) => Math.ceil(n / chunk[d]));
+      readBuffer ??= new Uint8Array(chunkBytes);
+      const target = new Chunk(readBuffer.buffer as ArrayBuffer, readBuffer.byteOffset, values);
+      for (let k = 0; k < combinationCount(chunksAlong); k++) {
+        const at = combinationAt(k, chunksAlong);
+        const from = at.map((i, d) => i * chunk[d]);
+        const file = await open(fileOf(at.map((i, d) => start[d] / chunk[d] + i)), "r");
+        try {
+          const { bytesRead } = await file.read(readBuffer, 0, chunkBytes, 0);
+          if (bytesRead !== chunkBytes) throw new Error(`an output chunk read back ${bytesRead} bytes of ${chunkBytes}`);
+        } finally {
+          await file.close();
+        }
+        copyOut(
+          target,
+          chunk,
+          block,
+          count,
+          from,
+          from.map((f, d) => Math.min(chunk[d], count[d] - f)),
+        );
+      }
+      return block;
+    },
     async tryWrite(start, slab) {
       if (failure) throw failure;
       const count = slab.shape;
-      const whole = count.every((n, d) => start[d] % chunk[d] === 0 && (n % chunk[d] === 0 || start[d] + n === shape[d]));
-      if (!whole || slab.data.constructor !== Chunk) return false;
+      if (!isWhole(start, count) || slab.data.constructor !== Chunk) return false;
       const chunksAlong = count.map((n, d) => Math.ceil(n / chunk[d]));
       const chunks = combinationCount(chunksAlong);
       for (let k = 0; k < chunks; k++) {
@@ -85,6 +126,7 @@ export async function openChunkWriter(arrayDir: string, codecs: readonly object[
         const extent = from.map((f, d) => Math.min(chunk[d], count[d] - f));
         const coords = at.map((i, d) => start[d] / chunk[d] + i);
         const dir = join(arrayDir, ...prefix, ...coords.slice(0, -1).map(String));
+        const file = fileOf(coords);
         if (!made.has(dir)) {
           await mkdir(dir, { recursive: true });
           made.add(dir);
@@ -93,7 +135,7 @@ export async function openChunkWriter(arrayDir: string, codecs: readonly object[
         const target = new Chunk(buffer, 0, values);
         if (extent.some((e, d) => e < chunk[d])) target.fill(fill);
         copyInto(target, chunk, slab.data, count, from, extent);
-        const write = encoder.write(join(dir, String(coords.at(-1))), buffer, chunkBytes, level).catch((e: Error) => {
+        const write = encoder.write(file, buffer, chunkBytes, level).catch((e: Error) => {
           failure ??= e;
         });
         writes.add(write);
@@ -128,6 +170,29 @@ function copyInto(
   from: readonly number[],
   extent: readonly number[],
 ): void {
+  eachRow(chunkShape, blockShape, from, extent, (src, dst, row) => chunk.set(block.subarray(src, src + row) as never, dst));
+}
+
+/** copyInto's inverse: the chunk's first `extent` back into the block's region at `from`. */
+function copyOut(
+  chunk: TypedArray,
+  chunkShape: readonly number[],
+  block: TypedArray,
+  blockShape: readonly number[],
+  from: readonly number[],
+  extent: readonly number[],
+): void {
+  eachRow(chunkShape, blockShape, from, extent, (src, dst, row) => block.set(chunk.subarray(dst, dst + row) as never, src));
+}
+
+/** Each row of a region: its offset in the block, in the chunk, and its length. */
+function eachRow(
+  chunkShape: readonly number[],
+  blockShape: readonly number[],
+  from: readonly number[],
+  extent: readonly number[],
+  copy: (src: number, dst: number, row: number) => void,
+): void {
   const nd = chunkShape.length;
   const row = extent[nd - 1];
   const rows = combinationCount(extent.slice(0, -1));
@@ -139,7 +204,7 @@ function copyInto(
       src = src * blockShape[d] + from[d] + at[d];
       dst = dst * chunkShape[d] + at[d];
     }
-    chunk.set(block.subarray(src, src + row) as never, dst);
+    copy(src, dst, row);
     for (let d = nd - 2; d >= 0; d--) {
       if (++at[d] < extent[d]) break;
       at[d] = 0;

@@ -72,8 +72,7 @@ export function v2Array(name: string, node: V3Node, crs?: string): { zarray: Rec
     keys.configuration?.separator !== "/" ||
     bytes?.name !== "bytes" ||
     bytes.configuration?.endian !== "little" ||
-    zstd?.name !== "zstd" ||
-    zstd.configuration?.checksum === true ||
+    (zstd !== undefined && (zstd.name !== "zstd" || zstd.configuration?.checksum === true)) ||
     more.length > 0
   ) {
     throw new Error(
@@ -88,7 +87,7 @@ export function v2Array(name: string, node: V3Node, crs?: string): { zarray: Rec
     chunks: node.chunk_grid.configuration.chunk_shape,
     dtype,
     // numcodecs' Zstd takes only a level in zarr-python 2.13's numcodecs (0.11).
-    compressor: { id: "zstd", level: Number(zstd.configuration?.level ?? 3) },
+    compressor: zstd ? { id: "zstd", level: Number(zstd.configuration?.level ?? 3) } : null,
     filters: null,
     order: "C",
     // A 0-d array's one chunk is "0" either way; GDAL 3.6 crashes reading one that says "/".

@@ -14,7 +14,7 @@ import { FileSystemStore } from "@zarrita/storage";
 import * as zarr from "zarrita";
 import { strides } from "../cube/combinations.js";
 import { gridFromTransform } from "../cube/grid.js";
-import type { Grid, PixelType, Slab, Variable } from "../cube/types.js";
+import type { Grid, PixelType, Slab, TypedArray, Variable } from "../cube/types.js";
 import {
   GRID_MAPPING,
   dimensionCoordinate,
@@ -54,15 +54,25 @@ const ZARR_DTYPE: Record<PixelType, zarr.DataType> = {
 };
 
 /**
+ * How output chunks are stored (context.compression): ZSTD, the default, or NONE (raw
+ * little-endian values, as CDO writes NetCDF unless told otherwise: no CPU spent encoding,
+ * at the cost of disk).
+ */
+export type OutputCompression = "ZSTD" | "NONE";
+
+/**
  * zstd at level 1: `npm run bench -- --only codecs` measured it encoding 1.7-2.4 times as
  * fast as level 3 for the same size within 2 % (noise compresses to 80 % either way), and
  * decoding faster than node:zlib's gzip; lz4 was no faster than our zstd encoder
  * (io/zstdCodec.ts) and much larger on smooth fields.
  */
-const CODECS = [
-  { name: "bytes", configuration: { endian: "little" } },
-  { name: "zstd", configuration: { level: 1, checksum: false } },
-];
+const CODECS: Record<OutputCompression, readonly object[]> = {
+  ZSTD: [
+    { name: "bytes", configuration: { endian: "little" } },
+    { name: "zstd", configuration: { level: 1, checksum: false } },
+  ],
+  NONE: [{ name: "bytes", configuration: { endian: "little" } }],
+};
 
 /**
  * v2 chunk keys ("0/0/0", no "c/"), which v3 allows: Zarr v2 metadata written beside the v3
@@ -105,8 +115,9 @@ export interface ZarrWriter extends BlockWriter {
 export async function createZarrWriter(
   path: string,
   spec: CubeSpec,
-  { overviews = true }: { overviews?: boolean } = {},
+  { overviews = true, compression = "ZSTD" }: { overviews?: boolean; compression?: OutputCompression } = {},
 ): Promise<ZarrWriter> {
+  const codecs = CODECS[compression];
   await mkdir(path, { recursive: true });
   const store = new FileSystemStore(path);
   const { grid } = spec;
@@ -155,15 +166,16 @@ export async function createZarrWriter(
       fillValue: fill,
       dimensionNames: [...v.dimensions.map((d) => d.name), yName, xName],
       attributes,
+      codecs,
     });
     arrays.set(v.name, arr);
-    direct.set(v.name, await openChunkWriter(join(path, arrayKey(v.name)), CODECS));
+    direct.set(v.name, await openChunkWriter(join(path, arrayKey(v.name))));
     created.push(arrayKey(v.name));
   }
 
   const levelWriters: (ZarrWriter & LevelWriter)[] = [];
   for (const level of levels) {
-    const writer = await createZarrWriter(join(path, level.path), levelSpec(spec, level, chunkShapes), { overviews: false });
+    const writer = await createZarrWriter(join(path, level.path), levelSpec(spec, level, chunkShapes), { overviews: false, compression });
     levelWriters.push(Object.assign(writer, { factor: level.factor, variables: new Set(level.variables) }));
   }
   const nodata = new Map(spec.variables.map((v) => [v.name, v.nodata] as const));
@@ -177,6 +189,8 @@ export async function createZarrWriter(
       if (!(await direct.get(name)?.tryWrite(start, slab))) await setBlock(arr, start, slab);
       await writeLevels(levelWriters, name, start, slab, spatialShape, nodata.get(name));
     },
+    keepBlock: async (name, start, slab) => keepIn(direct.get(name), start, slab),
+    readKept: async (name, start, shape, into) => direct.get(name)?.readBack(start, shape, into),
     flush,
     async finish(attributes) {
       await flush();
@@ -230,8 +244,20 @@ export interface BlockWriter {
    * write one surfaces at a later writeBlock or at flush.
    */
   writeBlock(variable: string, start: readonly number[], slab: Slab): Promise<void>;
+  /**
+   * Keep `slab` in the variable's chunks until it is overwritten by writeBlock (no overview
+   * levels): false, with nothing written, unless the chunks are stored raw (context.compression
+   * NONE) and the slab is whole chunks of the variable's type. Read back with readKept after flush.
+   */
+  keepBlock(variable: string, start: readonly number[], slab: Slab): Promise<boolean>;
+  /** A block kept by keepBlock (and flushed), read back into `into` when given; undefined when it cannot be. */
+  readKept(variable: string, start: readonly number[], shape: readonly number[], into?: TypedArray): Promise<TypedArray | undefined>;
   /** Wait for every block handed over to be written; throws the first failure. Always call it before the store is committed or removed. */
   flush(): Promise<void>;
+}
+
+async function keepIn(writer: ChunkWriter | undefined, start: readonly number[], slab: Slab): Promise<boolean> {
+  return !!writer?.raw && (await writer.tryWrite(start, slab));
 }
 
 /** Flush every direct chunk writer, all of them even when one fails, then throw the first failure. */
@@ -267,13 +293,19 @@ export async function openBlockWriter(path: string): Promise<BlockWriter> {
   const nodataOf = async (name: string) =>
     (JSON.parse(await readFile(join(path, arrayKey(name), "zarr.json"), "utf8")) as { attributes?: { _FillValue?: number } }).attributes
       ?._FillValue;
+  const directOf = (name: string) => {
+    let writer = direct.get(name);
+    if (!writer) {
+      writer = openChunkWriter(join(path, arrayKey(name)));
+      direct.set(name, writer);
+    }
+    return writer;
+  };
   return {
+    keepBlock: async (name, start, slab) => keepIn(await directOf(name), start, slab),
+    readKept: async (name, start, shape, into) => (await directOf(name))?.readBack(start, shape, into),
     async writeBlock(name, start, slab) {
-      let writer = direct.get(name);
-      if (!writer) {
-        writer = openChunkWriter(join(path, arrayKey(name)), CODECS);
-        direct.set(name, writer);
-      }
+      const writer = directOf(name);
       if (!(await (await writer)?.tryWrite(start, slab))) {
         let arr = arrays.get(name);
         if (!arr) {
@@ -357,6 +389,8 @@ interface ArrayOptions {
   readonly fillValue: number | null;
   readonly dimensionNames: string[];
   readonly attributes: Record<string, unknown>;
+  /** The data arrays' CODECS; coordinates and the grid mapping take ZSTD's. */
+  readonly codecs?: readonly object[];
 }
 
 /** A v3 array encoded as CODECS with CHUNK_KEYS (zarrita's create offers only the default keys). */
@@ -373,7 +407,7 @@ async function createArray(
     data_type: options.dtype,
     chunk_grid: { name: "regular", configuration: { chunk_shape: options.chunkShape } },
     chunk_key_encoding: CHUNK_KEYS,
-    codecs: CODECS,
+    codecs: (options.codecs ?? CODECS.ZSTD) as zarr.ArrayMetadata["codecs"],
     fill_value: options.fillValue as never,
     dimension_names: options.dimensionNames,
     attributes: options.attributes,

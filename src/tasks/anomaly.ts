@@ -252,17 +252,17 @@ const VALUE_ATTRIBUTES = new Set(["valid_range", "valid_min", "valid_max", "actu
  */
 export function writeAnomaly(
   cube: Cube,
-  plan: AnomalyPlan,
+  plan: AnomalyPlan & Pick<ContextPlan, "compression">,
   path: string,
   options: WalkOptions & { reference?: Cube } = {},
 ): Promise<VariableStatistics> {
-  return writeDataset(anomalyOutput(cube, plan, options.reference), path, options);
+  return writeDataset(anomalyOutput(cube, plan, options.reference), path, options, plan.compression);
 }
 
 /** The anomalies of `cube` as an output to write (see writeDataset), walked as its storage suits. */
 function anomalyOutput(
   cube: Cube,
-  plan: AnomalyPlan,
+  plan: AnomalyPlan & Pick<ContextPlan, "compression">,
   reference: Cube | undefined,
 ): Pick<OpenedInput, "spec" | "compute" | "walk" | "merge"> {
   const ratio = plan.method !== "DIFFERENCE_FROM_MEAN" && plan.method !== "DIFFERENCE_FROM_MEDIAN";

@@ -8,7 +8,7 @@ import type { Share } from "../analysis/share.js";
 import { type Statistics, mergeStatistics } from "../analysis/statistics.js";
 import type { BlockSink } from "../analysis/subset.js";
 import type { Cube } from "../cube/types.js";
-import { type BlockWriter, type CubeSpec, TILE, createZarrWriter, openBlockWriter } from "../io/zarrWrite.js";
+import { type BlockWriter, type CubeSpec, type OutputCompression, TILE, createZarrWriter, openBlockWriter } from "../io/zarrWrite.js";
 import { openRasterStore } from "../store/rasterStore.js";
 import { type Scratch, scratchIn } from "../store/scratch.js";
 import type { ParsedContext } from "./context.js";
@@ -98,8 +98,8 @@ export interface DatasetTask<O> {
   perThread?(options: O, threads: number): O;
 }
 
-/** Options every such task has: the context's threads. */
-type WithParallelism = { readonly parallelism?: ParsedContext["parallelism"] };
+/** Options every such task has: the context's threads and output compression. */
+type WithParallelism = Pick<ParsedContext, "parallelism" | "compression">;
 
 interface ShardPayload<O> {
   readonly options: O;
@@ -127,13 +127,13 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
         const description = task.describe(options);
         return await runIntoDataset(ctx, description, async (path) => {
           const spec = input.spec();
-          const writer = await createZarrWriter(path, spec);
+          const writer = await createZarrWriter(path, spec, { compression: options.compression });
           const threads = threadCount(options.parallelism, ctx.threads, input.walk?.shares ?? chunkCount(spec));
           if (input.walk) ctx.message("esriJobMessageTypeInformative", input.walk.note);
           if (threads > 1) ctx.message("esriJobMessageTypeInformative", `Working on ${threads} threads.`);
           const stats = await drained(writer, () =>
             walkPasses(input, path, threads, {
-              alone: (walk) => input.compute(writer, { ...walk, signal: ctx.signal }),
+              alone: (walk) => flushed(writer, input.compute(writer, { ...walk, signal: ctx.signal })),
               shards: async (pass, span) => {
                 // Shards report percentages only: the pass's message stays until the next.
                 ctx.progress(span[0], passMessage(description, pass, input.walk?.passes ?? 1));
@@ -197,18 +197,26 @@ export async function writeDataset(
   input: Pick<OpenedInput, "spec" | "compute" | "walk" | "merge">,
   path: string,
   walk: WalkOptions = {},
+  compression?: OutputCompression,
 ): Promise<VariableStatistics> {
   walk.signal?.throwIfAborted();
-  const writer = await createZarrWriter(path, input.spec());
+  const writer = await createZarrWriter(path, input.spec(), { compression });
   const stats = await drained(writer, () =>
     walkPasses(input, path, 1, {
-      alone: (pass) => input.compute(writer, { ...walk, ...pass }),
+      alone: (pass) => flushed(writer, input.compute(writer, { ...walk, ...pass })),
       shards: () => Promise.reject(new Error("one thread has no shards")),
       progress: (percentage) => walk.onProgress?.(percentage / 100),
     }),
   );
   await writer.finish({ "strata:statistics": Object.fromEntries(stats) });
   return stats;
+}
+
+/** A pass's result once every block it handed `writer` is written: the next pass may read blocks it kept (BlockSink.keepBlock). */
+async function flushed<T>(writer: BlockWriter, pass: Promise<T>): Promise<T> {
+  const result = await pass;
+  await writer.flush();
+  return result;
 }
 
 /** How walkPasses runs one pass: on this thread alone, or as shards on `threads` threads. */

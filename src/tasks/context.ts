@@ -2,7 +2,8 @@
  * The `context` parameter (environment settings, SPEC §10): `extent` clips the output,
  * `outSR` (alias `outSpatialReference`) reprojects it, `cellSize` resamples it with
  * `resamplingMethod` (analysis/warp.ts; its forms in contextCellSize.ts),
- * `parallelProcessingFactor` and `processorType` are validated. `resolveContext` plans the
+ * `parallelProcessingFactor` and `processorType` are validated, `compression` (ZSTD or NONE)
+ * says how the output's chunks are stored. `resolveContext` plans the
  * output grid at submit time (opening the raster a `cellSize` may name); the plan (a window,
  * and a warp when the output is not a window of the input grid) is stored with the job, and
  * `applyContext` turns it back into the cube the analysis reads.
@@ -21,6 +22,7 @@ import {
 import { InvalidInputError } from "../cube/errors.js";
 import { gridFromTransform, windowGrid } from "../cube/grid.js";
 import type { Crs, Cube, GeoTransform, Grid, Window } from "../cube/types.js";
+import type { OutputCompression } from "../io/zarrWrite.js";
 import { OF_INPUTS, cellSizeFor, parseCellSizeRequest } from "./contextCellSize.js";
 import { parseObject } from "./gp.js";
 import type { ParseEnv } from "./types.js";
@@ -47,6 +49,8 @@ export interface ContextPlan {
   readonly warp?: WarpPlan;
   /** context.parallelProcessingFactor: a count of threads or a percentage of the server's. */
   readonly parallelism?: { readonly percent?: number; readonly count?: number };
+  /** context.compression: how the output's chunks are stored (ZSTD when absent). */
+  readonly compression?: OutputCompression;
 }
 
 export interface ParsedContext extends ContextPlan {
@@ -66,7 +70,10 @@ const KNOWN = new Set([
   "resamplingMethod",
   "parallelProcessingFactor",
   "processorType",
+  "compression",
 ]);
+
+const COMPRESSIONS: readonly OutputCompression[] = ["ZSTD", "NONE"];
 const P = "context";
 
 const present = (v: unknown) => v !== undefined && v !== null && v !== "";
@@ -111,7 +118,12 @@ function planContext(ctx: Record<string, unknown> | undefined, input: Grid, cell
     window,
     grid: windowGrid(grid, window),
     resamplingMethod: "NEAREST",
-    plan: { ...(seam ? { seam } : {}), window, ...(rest.parallelism ? { parallelism: rest.parallelism } : {}) },
+    plan: {
+      ...(seam ? { seam } : {}),
+      window,
+      ...(rest.parallelism ? { parallelism: rest.parallelism } : {}),
+      ...(rest.compression ? { compression: rest.compression } : {}),
+    },
     warnings,
     ...(seam ? { seam } : {}),
     ...rest,
@@ -147,7 +159,8 @@ function planContext(ctx: Record<string, unknown> | undefined, input: Grid, cell
     else if (t !== "CPU")
       throw new InvalidInputError(`context.processorType must be CPU or GPU; got "${String(processor)}"`, { parameter: P });
   }
-  const extra = { resamplingMethod, ...(parallelism ? { parallelism } : {}) };
+  const compression = parseCompression(ctx.compression);
+  const extra = { resamplingMethod, ...(parallelism ? { parallelism } : {}), ...(compression ? { compression } : {}) };
   if (!reproject && cellSize === undefined && extent === undefined) return keep(whole, warnings, extra);
   const target = targetGrid(grid, { ...(reproject ? { outCrs: outSR.crs } : {}), cellSize, extent, parameter: P });
   const aligned = alignedWindow(grid, target);
@@ -166,7 +179,7 @@ function planContext(ctx: Record<string, unknown> | undefined, input: Grid, cell
     window,
     warp,
     grid: target,
-    plan: { ...seamed, window, warp, ...(parallelism ? { parallelism } : {}) },
+    plan: { ...seamed, window, warp, ...(parallelism ? { parallelism } : {}), ...(compression ? { compression } : {}) },
     warnings,
     ...extra,
   };
@@ -206,6 +219,16 @@ function parseParallelism(v: unknown): ParsedContext["parallelism"] {
   if (percent && Number(percent[1]) > 0 && Number(percent[1]) <= 100) return { percent: Number(percent[1]) };
   if (/^\d+$/.test(text) && Number(text) > 0) return { count: Number(text) };
   throw new InvalidInputError(`context.parallelProcessingFactor must be a percentage such as "50%" or a count of threads; got "${text}"`, {
+    parameter: P,
+  });
+}
+
+/** context.compression: ZSTD (the default) or NONE, in any case. */
+function parseCompression(v: unknown): OutputCompression | undefined {
+  if (!present(v)) return undefined;
+  const c = String(v).trim().toUpperCase();
+  if ((COMPRESSIONS as readonly string[]).includes(c)) return c as OutputCompression;
+  throw new InvalidInputError(`context.compression must be one of ${COMPRESSIONS.join(", ")}; got ${JSON.stringify(v)}`, {
     parameter: P,
   });
 }

@@ -29,14 +29,21 @@ after(() => rm(dir, { recursive: true, force: true }));
 type Keys = { name: "default" | "v2"; configuration: { separator: "/" | "." } };
 
 /** Two arrays of the same shape: one written by zarrita, one directly; chunk keys as `keys` says (zarrita's default otherwise). */
-async function pair(name: string, shape: number[], chunkShape: number[], dtype: "float32" | "int16" = "float32", keys?: Keys) {
+async function pair(
+  name: string,
+  shape: number[],
+  chunkShape: number[],
+  dtype: "float32" | "int16" = "float32",
+  keys?: Keys,
+  codecs: readonly object[] = CODECS,
+) {
   const root = await zarr.create(new FileSystemStore(join(dir, name)));
   const make = async (key: string) => {
     const arr = await zarr.create(root.resolve(key), {
       shape,
       chunkShape,
       dtype,
-      codecs: CODECS,
+      codecs: codecs as typeof CODECS,
       fillValue: (dtype === "float32" ? NaN : -1) as never,
     });
     if (!keys) return arr;
@@ -71,7 +78,7 @@ describe("whole chunks written directly", () => {
       const n = shape.reduce((a: number, b: number) => a * b, 1);
       const data = Float32Array.from({ length: n }, (_, i) => (i % 11 === 0 ? NaN : i * 0.5 - 7));
       await zarr.set(viaZarrita, null, { data, shape: [...shape], stride: strides(shape) });
-      const writer = await openChunkWriter(join(path, "b"), CODECS);
+      const writer = await openChunkWriter(join(path, "b"));
       assert.ok(writer, "an array encoded as Strata's is written directly");
       assert.equal(
         await writer.tryWrite(
@@ -102,7 +109,7 @@ describe("whole chunks written directly", () => {
     });
     const data = Float32Array.from({ length: 90 }, (_, i) => i - 40);
     await zarr.set(viaZarrita, null, { data, shape, stride: strides(shape) });
-    const writer = (await openChunkWriter(join(path, "b"), CODECS))!;
+    const writer = (await openChunkWriter(join(path, "b")))!;
     assert.equal(await writer.tryWrite([0, 0, 0], { data, shape }), true);
     await writer.flush();
     const [a, b] = [await files(join(path, "a")), await files(join(path, "b"))];
@@ -114,7 +121,7 @@ describe("whole chunks written directly", () => {
 
   it("write a block of whole chunks at an offset, another type, and refuse blocks that are not whole chunks", async () => {
     const { direct, path } = await pair("offset", [4, 8], [2, 4], "int16");
-    const writer = (await openChunkWriter(join(path, "b"), CODECS))!;
+    const writer = (await openChunkWriter(join(path, "b")))!;
     const block = { data: Int16Array.from([1, 2, 3, 4, 5, 6, 7, 8]), shape: [2, 4] };
     assert.equal(await writer.tryWrite([2, 4], block), true);
     assert.equal(await writer.tryWrite([1, 0], block), false, "not at a chunk's start");
@@ -127,7 +134,7 @@ describe("whole chunks written directly", () => {
 
   it("write chunks in the background: the block may be reused at once, flush waits for the files", async () => {
     const { direct, path } = await pair("behind", [16, 4, 4], [1, 4, 4]);
-    const writer = (await openChunkWriter(join(path, "b"), CODECS))!;
+    const writer = (await openChunkWriter(join(path, "b")))!;
     const block = new Float32Array(16);
     for (let t = 0; t < 16; t++) {
       block.fill(t); // the same array for every block, as the analyses reuse theirs
@@ -143,7 +150,7 @@ describe("whole chunks written directly", () => {
 
   it("a chunk that cannot be written fails flush and the next write, with the error's code and no path", async () => {
     const { path } = await pair("lost", [1, 4, 12], [1, 4, 4]);
-    const writer = (await openChunkWriter(join(path, "b"), CODECS))!;
+    const writer = (await openChunkWriter(join(path, "b")))!;
     const block = { data: new Float32Array(16), shape: [1, 4, 4] };
     assert.equal(await writer.tryWrite([0, 0, 0], block), true);
     await writer.flush();
@@ -153,11 +160,31 @@ describe("whole chunks written directly", () => {
     await assert.rejects(writer.tryWrite([0, 0, 8], block), /could not be written/);
   });
 
+  it("write raw chunks (context.compression NONE) as zarrita does, read back as the block", async () => {
+    const { viaZarrita, direct, path } = await pair("raw", [3, 5, 6], [1, 4, 4], "float32", undefined, [CODECS[0]]);
+    const data = Float32Array.from({ length: 90 }, (_, i) => i / 7);
+    const block = { data, shape: [3, 5, 6], stride: strides([3, 5, 6]) };
+    await zarr.set(viaZarrita, null, block);
+    const writer = (await openChunkWriter(join(path, "b")))!;
+    assert.equal(await writer.tryWrite([0, 0, 0], { data, shape: [3, 5, 6] }), true);
+    await writer.flush();
+    const [a, b] = [await files(join(path, "a")), await files(join(path, "b"))];
+    assert.deepEqual([...b.keys()].sort(), [...a.keys()].sort());
+    for (const [key, bytes] of a) assert.ok(bytes.equals(b.get(key)!), key);
+    assert.equal(a.get("/c/0/0/0")!.length, 4 * 4 * 4, "a raw chunk is its values' bytes");
+    assert.deepEqual(Array.from((await zarr.get(direct, null)).data as Float32Array), Array.from(data));
+  });
+
   it("leave arrays encoded otherwise to zarrita", async () => {
     const root = await zarr.create(new FileSystemStore(join(dir, "other")));
-    await zarr.create(root.resolve("x"), { shape: [4], chunkShape: [2], dtype: "float32", codecs: [CODECS[0]] });
-    assert.equal(await openChunkWriter(join(dir, "other", "x"), CODECS), undefined);
+    await zarr.create(root.resolve("x"), {
+      shape: [4],
+      chunkShape: [2],
+      dtype: "float32",
+      codecs: [CODECS[0], { name: "gzip", configuration: { level: 1 } }],
+    });
+    assert.equal(await openChunkWriter(join(dir, "other", "x")), undefined);
     const { path } = await pair("dotted", [4], [2], "float32", { name: "v2", configuration: { separator: "." } });
-    assert.equal(await openChunkWriter(join(path, "b"), CODECS), undefined, 'v2 keys separated by "."');
+    assert.equal(await openChunkWriter(join(path, "b")), undefined, 'v2 keys separated by "."');
   });
 });

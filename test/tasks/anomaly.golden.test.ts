@@ -91,6 +91,17 @@ describe("Anomaly output against numpy, NetCDF-4 one time step per chunk (the st
     const slices = c.file.includes("daily") ? 1096 : 283;
     it(c.name, () => checkCase(dir, { ...c, file: CHUNKED_COPIES[c.file] }, slices * 8 * 4 * 1.5));
   }
+  // Output stored raw (context.compression NONE): the mean methods keep the input's values in
+  // the output's chunks between passes and read them back instead of decoding the input again.
+  for (const c of cases.filter((c) => !c.params.method?.includes("MEDIAN") && c.params.calculationInterval !== "EXTERNAL_RASTER")) {
+    const slices = c.file.includes("daily") ? 1096 : 283;
+    it(`${c.name}, output stored raw`, () =>
+      checkCase(
+        dir,
+        { ...c, name: `${c.name}_raw`, file: CHUNKED_COPIES[c.file], params: { ...c.params, context: '{"compression":"NONE"}' } },
+        slices * 8 * 4 * 1.5,
+      ));
+  }
 });
 
 async function checkCase(dir: string, c: AnomalyCase, tileBudgetBytes?: number): Promise<void> {
@@ -108,6 +119,7 @@ async function checkCase(dir: string, c: AnomalyCase, tileBudgetBytes?: number):
       const walk = chooseAnomalyWalk(source, plan);
       // Medians need whole series: transposed; every other method streams.
       assert.equal(walk.kind, plan.method.includes("MEDIAN") ? "transpose" : "stream", walk.note);
+      if (walk.kind === "stream") assert.equal(walk.plan.keepInput ?? false, plan.compression === "NONE", walk.note);
     }
     await writeAnomaly(source, plan, path, { reference });
   } finally {

@@ -136,6 +136,15 @@ describe("parseContext: plans", () => {
     assert.ok(c.warnings.some((w) => /GPU/.test(w)));
   });
 
+  it("compression: ZSTD or NONE in any case, kept in the job's plan (with an extent too); absent, the default", () => {
+    assert.equal(parseContext('{"compression":"none"}', sst.grid).plan.compression, "NONE");
+    assert.equal(parseContext('{"compression":"ZSTD"}', sst.grid).plan.compression, "ZSTD");
+    const clipped = parseContext('{"compression":"None","extent":{"xmin":0,"ymin":-40,"xmax":100,"ymax":40}}', sst.grid);
+    assert.equal(clipped.plan.compression, "NONE");
+    assert.equal(parseContext("{}", sst.grid).plan.compression, undefined);
+    assert.deepEqual(parseContext('{"compression":"NONE"}', sst.grid).warnings, []);
+  });
+
   it("bad values are 400s naming context", () => {
     const bad: [string, RegExp][] = [
       ['{"outSR":{"wkid":99999}}', /wkid 99999/],
@@ -146,6 +155,7 @@ describe("parseContext: plans", () => {
       ['{"cellSize":"abc"}', /cellSize must be a positive number/],
       ['{"cellSize":{"foo":"x"}}', /cellSize must be a positive number/], // {"url"} is a raster: contextForms.test.ts
       ['{"resamplingMethod":"MAJORITY"}', /resamplingMethod must be one of NEAREST, BILINEAR, CUBIC/],
+      ['{"compression":"LZ77"}', /compression must be one of ZSTD, NONE; got "LZ77"/],
       ['{"outSR":3857,"cellSize":1}', /more than/],
       ['{"extent":{"xmin":0,"ymin":0,"xmax":1,"ymax":1,"spatialReference":{"wkid":99999}}}', /wkid 99999/],
       ['{"outSR":3857,"extent":{"xmin":3e7,"ymin":0,"xmax":3.1e7,"ymax":1e5}}', /does not overlap/],

@@ -124,6 +124,20 @@ describe("a run shared over 3 shards writes what one thread writes", () => {
     await assertSameOutputs(paths[0], paths[1]);
   });
 
+  it("GenerateMultidimensionalAnomaly streamed into a raw output: each shard keeps its runs in the output between passes", async () => {
+    const params = {
+      inputMultidimensionalRaster: '{"uri":"ocean_atlas_subset.nc"}',
+      method: "DIFFERENCE_FROM_MEAN",
+      calculationInterval: "ALL",
+    };
+    const raw = await runBoth(anomalyTask, { ...params, context: '{"compression":"NONE"}' }, (o) => ({ ...o, tile: 16 }));
+    assert.deepEqual(raw.fanned, [[], [3, 3]]);
+    await assertSameOutputs(raw.paths[0], raw.paths[1]);
+    // The same values as the compressed output's, whose second pass decodes the input again.
+    const zstd = await runBoth(anomalyTask, params, (o) => ({ ...o, tile: 16 }));
+    await assertSameOutputs(zstd.paths[0], raw.paths[1]);
+  });
+
   it("GenerateMultidimensionalAnomaly transposed, then by tiles through time (median, depth kept, 16-pixel tiles)", async () => {
     // One record per time step: shares transpose runs of records into the same tile files,
     // then share the tiles.

@@ -90,6 +90,42 @@ describe("streamed walks read each chunk once per pass", () => {
     }
   });
 
+  it("the anomaly with its output stored raw: once, the values kept in the output between passes; the same output", async () => {
+    const source = await openCube(DAILY_NC4);
+    try {
+      const plan = {
+        variables: ["tas"],
+        method: "Z_SCORE",
+        calculationInterval: "RECURRING_MONTHLY",
+        ignoreNoData: true,
+        window: { x: 0, y: 0, width: 5, height: 4 },
+        tile: 2,
+      } as const;
+      const { cube, reads } = counted(source);
+      await writeAnomaly(cube, { ...plan, compression: "NONE" }, join(dir, "anomaly_raw.zarr"));
+      const count = timesRead(reads, 1096, 5, 4);
+      assert.ok(
+        count.every((c) => c === 1),
+        `reads per time step: ${[...new Set(count)].join(", ")}`,
+      );
+      await writeAnomaly(source, plan, join(dir, "anomaly_zstd.zarr"));
+      const [raw, zstd] = [await openCube(join(dir, "anomaly_raw.zarr")), await openCube(join(dir, "anomaly_zstd.zarr"))];
+      try {
+        const [a, b] = [await raw.variables[0].read(), await zstd.variables[0].read()];
+        assert.deepEqual(
+          Buffer.from(a.data.buffer, a.data.byteOffset, a.data.byteLength),
+          Buffer.from(b.data.buffer, b.data.byteOffset, b.data.byteLength),
+        );
+        assert.deepEqual(raw.attributes["strata:statistics"], zstd.attributes["strata:statistics"]);
+      } finally {
+        await raw.close();
+        await zstd.close();
+      }
+    } finally {
+      await source.close();
+    }
+  });
+
   it("the LINEAR trend with RMSE: once (SSE and SST from the sums), as without statistics", async () => {
     for (const rmse of [true, false]) {
       const source = await openCube(DAILY_NC4);
