@@ -216,14 +216,15 @@ export function createParentRunner(options: ParentRunnerOptions): ParentRunner {
     while (pending.size > 0) {
       await delay(SHARD_POLL_MS);
       for (const index of [...pending]) {
+        // The state first: a job read before it completed would still lack its result.
+        const state = await options.shards.getJobState(ids[index]);
         const shard = await BullJob.fromId<ShardData, Json>(options.shards, ids[index]);
-        if (!shard) {
+        if (!shard || state === "unknown") {
           pending.delete(index);
           failure ??= "A part of the job left the queue before it ended.";
           continue;
         }
         if (typeof shard.progress === "number") fractions[index] = Math.min(1, Math.max(0, shard.progress));
-        const state = await shard.getState();
         if (state === "completed") {
           results[index] = shard.returnvalue;
           fractions[index] = 1;
