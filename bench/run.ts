@@ -15,7 +15,9 @@
  * - codecs (bench/codecs.ts): encode and decode speed and size of the output codec's candidates.
  * - encoders (bench/imageEncoders.ts): 1024×1024 exportImage PNG and JPEG with sharp against the
  *   pure-JS encoders (two servers in one run), the encoding alone, and each server's peak memory.
- * Usage: npm run bench [-- --only tiles|anomaly|export|cdo|codecs|encoders] [--times 1000] [--anomaly-times 2100] [--cdo-times 1461] [--long] [--no-kendall]
+ * - cluster (bench/cluster.ts): the job queue: a Subset job on 1 and on 2 `strata worker`
+ *   processes, and a tiny Subset job's submit-to-Succeeded through the queue vs the embedded path.
+ * Usage: npm run bench [-- --only tiles|anomaly|export|cdo|codecs|encoders|cluster] [--times 1000] [--anomaly-times 2100] [--cdo-times 1461] [--long] [--no-kendall]
  * (outputs go to bench/out/, git-ignored)
  */
 import { execFile } from "node:child_process";
@@ -28,6 +30,7 @@ import { writeSubset } from "../src/tasks/subset.js";
 import { writeBigCube } from "../test/helpers/bigCube.js";
 import { benchAnomaly } from "./anomaly.js";
 import { benchCdo } from "./cdo.js";
+import { benchCluster } from "./cluster.js";
 import { benchCodecs } from "./codecs.js";
 import { benchExportImage } from "./exportImage.js";
 import { benchImageEncoders } from "./imageEncoders.js";
@@ -74,6 +77,7 @@ if (only("export")) rows.push(...(await benchExportImage(out)));
 if (only("cdo")) rows.push(...(await benchCdo(out, Number(values["cdo-times"]), { long: values.long, kendall: !values["no-kendall"] })));
 if (only("codecs")) rows.push(...(await benchCodecs()));
 if (only("encoders")) rows.push(...(await benchImageEncoders()));
+if (only("cluster")) rows.push(...(await benchCluster(out)));
 const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
 for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  "));
 

@@ -1,0 +1,145 @@
+/**
+ * The job queue (issue 13): the same Subset job (a daily cube copied whole, shared in 2
+ * shards) run by 1 and by 2 `strata worker` processes of one shard thread each, submit to
+ * Succeeded through an API node started with --queue; and the queue's overhead for a tiny
+ * Subset job (one thread, no shards) against the embedded path (an API node running jobs on
+ * its own threads), medians of 10. One machine, one data directory, one SQLite file shared
+ * by the processes, a throwaway redis-server.
+ */
+import { mkdir, readFile, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { writeBigCube } from "../test/helpers/bigCube.js";
+import { startRedis } from "../test/helpers/redis.js";
+import { type ServerProcess, startServerProcess } from "../test/helpers/serverProcess.js";
+import { writeSmallCube } from "../test/helpers/smallCube.js";
+import { type WorkerProcess, startWorkerProcess } from "../test/helpers/workerProcess.js";
+
+const SUBSET = "/rest/services/System/RasterAnalysisTools/GPServer/SubsetMultidimensionalRaster";
+const SHAPE = { times: 365, height: 360, width: 720 };
+const TINY_RUNS = 10;
+
+/**
+ * @example
+ * rows.push(...(await benchCluster("bench/out/")));
+ */
+export async function benchCluster(out: string): Promise<string[][]> {
+  const inputs = join(out, "cluster-inputs");
+  await mkdir(inputs, { recursive: true });
+  const cube = join(inputs, "daily.nc");
+  if (!(await stat(cube).catch(() => undefined))) await writeBigCube(cube, SHAPE);
+  await writeSmallCube(join(inputs, "small.nc"));
+  console.log(`cluster: ${SHAPE.times} x ${SHAPE.height} x ${SHAPE.width} float32 (${((await stat(cube)).size / 1e9).toFixed(2)} GB)`);
+  const redis = await startRedis();
+  const rows: string[][] = [];
+  try {
+    const flags = ["--no-samples", "--workers", "1", "--work-threads", "1", "--store", `fileShare:inputs=${inputs}`];
+    // Jobs on the queue: 1 worker, then 2.
+    const queued = await node(join(out, "cluster-queue"), flags, { STRATA_QUEUE: redis.url });
+    const workers: WorkerProcess[] = [];
+    const worker = async (): Promise<void> => {
+      workers.push(
+        await startWorkerProcess(
+          queued.dataDir,
+          ["--workers", "1", "--jobs", "1", "--job-threads", "2", "--public-url", queued.server.url],
+          {
+            STRATA_QUEUE: redis.url,
+          },
+        ),
+      );
+    };
+    let bigQueued: number[] = [];
+    let tinyQueued: number[] = [];
+    try {
+      await worker();
+      const one = await timeJob(queued, "daily.nc", "daily_1", {});
+      await worker();
+      const two = await timeJob(queued, "daily.nc", "daily_2", {});
+      bigQueued = [one, two];
+      tinyQueued = await tinyJobs(queued, "q");
+    } finally {
+      await Promise.all(workers.map((w) => w.close()));
+      await queued.server.close();
+    }
+    // The embedded path: the API node's own threads.
+    const embedded = await node(join(out, "cluster-embedded"), flags, {});
+    let tinyEmbedded: number[] = [];
+    try {
+      tinyEmbedded = await tinyJobs(embedded, "e");
+    } finally {
+      await embedded.server.close();
+    }
+    const [one, two] = bigQueued;
+    rows.push([
+      "cluster: daily Subset, 1 worker vs 2 workers (s); speed-up",
+      (one / 1000).toFixed(2),
+      (two / 1000).toFixed(2),
+      (one / two).toFixed(2),
+    ]);
+    const q = median(tinyQueued);
+    const e = median(tinyEmbedded);
+    rows.push([
+      `cluster: tiny Subset submit->Succeeded, queue vs embedded (ms, median of ${TINY_RUNS}); +ms`,
+      q.toFixed(0),
+      e.toFixed(0),
+      (q - e).toFixed(0),
+    ]);
+  } finally {
+    await redis.stop();
+    await rm(join(out, "cluster-queue"), { recursive: true, force: true });
+    await rm(join(out, "cluster-embedded"), { recursive: true, force: true });
+  }
+  return rows;
+}
+
+interface Node {
+  server: ServerProcess;
+  dataDir: string;
+  token: string;
+}
+
+async function node(dataDir: string, flags: string[], env: Record<string, string>): Promise<Node> {
+  await rm(dataDir, { recursive: true, force: true });
+  const server = await startServerProcess(dataDir, flags, env);
+  const password = (await readFile(join(dataDir, "initial-admin-password"), "utf8")).trim();
+  const answer = await post(server, "/sharing/rest/generateToken", { username: "admin", password, client: "requestip" });
+  return { server, dataDir, token: String(answer.token) };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON answers of every shape
+async function post(server: ServerProcess, path: string, params: Record<string, string>): Promise<any> {
+  return (await fetch(`${server.url}${path}`, { method: "POST", body: new URLSearchParams({ f: "json", ...params }) })).json();
+}
+
+/** Milliseconds from submitJob to esriJobSucceeded, polling every 20 ms. */
+async function timeJob(n: Node, input: string, name: string, extra: Record<string, string>): Promise<number> {
+  const started = performance.now();
+  const { jobId } = await post(n.server, `${SUBSET}/submitJob`, {
+    token: n.token,
+    inputMultidimensionalRaster: JSON.stringify({ uri: `/fileShares/inputs/${input}` }),
+    outputName: JSON.stringify({ serviceProperties: { name } }),
+    dimensionDefinition: "ALL",
+    ...extra,
+  });
+  for (;;) {
+    const job = await post(n.server, `${SUBSET}/jobs/${jobId}`, { token: n.token });
+    if (job.jobStatus === "esriJobSucceeded") return performance.now() - started;
+    if (["esriJobFailed", "esriJobCancelled", "esriJobTimedOut"].includes(job.jobStatus))
+      throw new Error(`bench job ${name} ended ${job.jobStatus}: ${JSON.stringify(job.messages)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function tinyJobs(n: Node, prefix: string): Promise<number[]> {
+  const context = JSON.stringify({ parallelProcessingFactor: 1 });
+  // A first job warms the threads up (both paths start theirs on first use).
+  await timeJob(n, "small.nc", `${prefix}_warm`, { context });
+  const times: number[] = [];
+  for (let i = 0; i < TINY_RUNS; i++) times.push(await timeJob(n, "small.nc", `${prefix}_${i}`, { context }));
+  return times;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
