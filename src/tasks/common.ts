@@ -87,6 +87,11 @@ export interface OpenedInput {
   compute(sink: BlockSink, walk: WalkOptions): Promise<VariableStatistics>;
   /** After pass `pass` (not the last): combine what its `shares` shares left in scratch. */
   merge?(pass: number, shares: number, scratch: Scratch): Promise<void>;
+  /**
+   * Whether pass `pass` has anything to do, once the passes before it are merged (absent:
+   * every pass has): a pass that has not is neither computed nor merged, and no thread starts for it.
+   */
+  needed?(pass: number, scratch: Scratch): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -194,7 +199,7 @@ async function drained<T>(writer: BlockWriter, work: () => Promise<T>): Promise<
  * await writeDataset(input, "/tmp/out.zarr", { signal });
  */
 export async function writeDataset(
-  input: Pick<OpenedInput, "spec" | "compute" | "walk" | "merge">,
+  input: Pick<OpenedInput, "spec" | "compute" | "walk" | "merge" | "needed">,
   path: string,
   walk: WalkOptions = {},
   compression?: OutputCompression,
@@ -232,7 +237,7 @@ interface PassRunner {
  * the last pass's.
  */
 async function walkPasses(
-  input: Pick<OpenedInput, "walk" | "merge">,
+  input: Pick<OpenedInput, "walk" | "merge" | "needed">,
   path: string,
   threads: number,
   run: PassRunner,
@@ -243,6 +248,10 @@ async function walkPasses(
     let stats: VariableStatistics = new Map();
     for (let pass = 0; pass < passes; pass++) {
       const span = [(100 * pass) / passes, (100 * (pass + 1)) / passes] as const;
+      if (input.needed && !(await input.needed(pass, scratch))) {
+        run.progress(span[1], pass);
+        continue;
+      }
       stats =
         threads === 1 || input.walk?.alone?.includes(pass)
           ? await run.alone({ pass, scratch, onProgress: (f) => run.progress(span[0] + f * (span[1] - span[0]), pass) })

@@ -66,7 +66,7 @@ export function streamedTrendChunks(dimensions: number, bands: number, plan: Tre
  * @example
  * const { walk, compute, merge } = trendWalk(cube, chooseTrendWalk(cube, plan, 1), plan);
  */
-export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<OpenedInput, "walk" | "compute" | "merge"> {
+export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<OpenedInput, "walk" | "compute" | "merge" | "needed"> {
   if (chosen.kind === "tile")
     return { walk: { passes: 1, note: chosen.note }, compute: (sink, walk) => computeTrend(cube, plan, sink, walk) };
   if (chosen.kind === "transpose") {
@@ -134,6 +134,12 @@ export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<
         }
       }
       return result;
+    },
+    // The residual pass only when a unit's sums could not give its residuals.
+    async needed(pass, scratch) {
+      if (!residuals || pass !== 1) return true;
+      for (let u = 0; u < units.length; u++) if ((await readFloats(scratch, `u${u}-reread`))[0] !== 0) return true;
+      return false;
     },
     async merge(pass, shares, scratch) {
       for (const [u, unit] of units.entries()) {
