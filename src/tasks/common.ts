@@ -40,7 +40,7 @@ export const CONTEXT_PARAMETER: ParameterSpec = {
   dataType: "GPString",
   displayName: "Context",
   description:
-    'Environment settings as JSON: extent (with spatialReference; or MAXOF, MINOF), outSR or outSpatialReference (wkid or wkt), cellSize (number, MAXOF, MINOF, a raster {"url": ...}, or {"factor": n}), resamplingMethod (NEAREST, BILINEAR, CUBIC), parallelProcessingFactor, processorType. E.g. {"outSR":{"wkid":3857},"cellSize":25000,"resamplingMethod":"BILINEAR"}.',
+    'Environment settings as JSON: extent (with spatialReference; or MAXOF, MINOF), outSR or outSpatialReference (wkid or wkt), cellSize (number, MAXOF, MINOF, a raster {"url": ...}, or {"factor": n}), resamplingMethod (NEAREST, BILINEAR, CUBIC), parallelProcessingFactor, processorType, compression (ZSTD, the default, or NONE: output chunks stored raw). E.g. {"outSR":{"wkid":3857},"cellSize":25000,"resamplingMethod":"BILINEAR"}.',
 };
 
 /** outputName is a JSON descriptor, or a bare service name as some clients send it. */

@@ -214,6 +214,7 @@ describe("the task form generator", { timeout: 60_000 }, () => {
       outSR: "3857",
       resampling: "BILINEAR",
       parallel: "50%",
+      compression: "NONE",
     };
     const values = fill(specs, {
       inputMultidimensionalRaster: text(itemId(WINDS)),
@@ -226,6 +227,7 @@ describe("the task form generator", { timeout: 60_000 }, () => {
       outSR: { wkid: 3857 },
       resamplingMethod: "BILINEAR",
       parallelProcessingFactor: "50%",
+      compression: "NONE",
     });
     const answer = await submit("SubsetMultidimensionalRaster", values);
     assert.ok(answer.jobId, JSON.stringify(answer));

@@ -1,7 +1,8 @@
 /**
  * The environment settings (`context`, SPEC §10) as form fields: an extent in degrees
  * (drawn on a map or typed), a cell size, an output coordinate system, a resampling method
- * and the threads to use; checked here, then sent as the JSON the server takes.
+ * the threads to use and how the output is stored; checked here, then sent as the JSON the
+ * server takes.
  */
 
 export interface ContextValue {
@@ -18,6 +19,8 @@ export interface ContextValue {
   resampling: string;
   /** "50%" or a count of threads; "" all the server allows. */
   parallel: string;
+  /** ZSTD or NONE; "" the server's default (ZSTD). */
+  compression: string;
 }
 
 export const EMPTY_CONTEXT: ContextValue = {
@@ -29,6 +32,7 @@ export const EMPTY_CONTEXT: ContextValue = {
   outSR: "",
   resampling: "",
   parallel: "",
+  compression: "",
 };
 
 const EDGES = ["west", "south", "east", "north"] as const;
@@ -67,5 +71,6 @@ export function contextJson(c: ContextValue): Record<string, unknown> | undefine
   if (c.outSR.trim()) out.outSR = { wkid: Number(c.outSR) };
   if (c.resampling) out.resamplingMethod = c.resampling;
   if (c.parallel.trim()) out.parallelProcessingFactor = c.parallel.trim();
+  if (c.compression) out.compression = c.compression;
   return Object.keys(out).length ? out : undefined;
 }

@@ -40,6 +40,7 @@ const BY_PARAMETER: Readonly<Record<string, Readonly<Record<string, string>>>> =
   seasonalPeriod: { DAYS: "Days of the year", MONTHS: "Calendar months" },
   cellSize: { MAXOF: "Largest input cell size", MINOF: "Smallest input cell size" },
   resamplingMethod: { NEAREST: "Nearest neighbour", BILINEAR: "Bilinear", CUBIC: "Cubic convolution" },
+  compression: { ZSTD: "Compressed", NONE: "Raw values: faster, larger" },
 };
 
 /** "RECURRING_MONTHLY" → "Recurring monthly": for keywords no table names. */

@@ -1,6 +1,7 @@
 /**
  * Environment settings as fields: the extent (a box drawn on a map, or typed), the cell
- * size, the output coordinate system and the resampling method, and the threads to use.
+ * size, the output coordinate system and the resampling method, the threads to use, and
+ * how the output's chunks are stored.
  */
 import { useState } from "preact/hooks";
 import { type ContextValue, EMPTY_CONTEXT } from "../contextValue.js";
@@ -10,6 +11,7 @@ import { ExtentPicker } from "./ExtentPicker.js";
 import type { WidgetProps } from "./types.js";
 
 const RESAMPLING = ["NEAREST", "BILINEAR", "CUBIC"];
+const COMPRESSION = ["ZSTD", "NONE"];
 
 export function ContextWidget(props: WidgetProps) {
   const c = props.value.type === "context" ? props.value.context : EMPTY_CONTEXT;
@@ -75,14 +77,13 @@ export function ContextWidget(props: WidgetProps) {
       </div>
       <div class="context-row">
         <label for={id("resampling")}>Resampling</label>
-        <select id={id("resampling")} value={c.resampling} onChange={(e) => set({ resampling: e.currentTarget.value })}>
-          <option value="">The server's default</option>
-          {RESAMPLING.map((r) => (
-            <option key={r} value={r}>
-              {keywordOption("resamplingMethod", r)}
-            </option>
-          ))}
-        </select>
+        <KeywordSelect
+          id={id("resampling")}
+          parameter="resamplingMethod"
+          keywords={RESAMPLING}
+          value={c.resampling}
+          onChange={(resampling) => set({ resampling })}
+        />
       </div>
       <div class="context-row">
         <label for={id("parallel")}>Parallel processing</label>
@@ -95,6 +96,36 @@ export function ContextWidget(props: WidgetProps) {
         />
         <span class="muted">threads, or a share such as 50%</span>
       </div>
+      <div class="context-row">
+        <label for={id("compression")}>Output storage</label>
+        <KeywordSelect
+          id={id("compression")}
+          parameter="compression"
+          keywords={COMPRESSION}
+          value={c.compression}
+          onChange={(compression) => set({ compression })}
+        />
+      </div>
     </div>
+  );
+}
+
+/** A choice among a setting's keywords, or none ("" = the server's default). */
+function KeywordSelect(props: {
+  id: string;
+  parameter: string;
+  keywords: readonly string[];
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <select id={props.id} value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
+      <option value="">The server's default</option>
+      {props.keywords.map((k) => (
+        <option key={k} value={k}>
+          {keywordOption(props.parameter, k)}
+        </option>
+      ))}
+    </select>
   );
 }
