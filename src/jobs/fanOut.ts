@@ -1,12 +1,12 @@
 /**
  * Fanning one job out over threads (TaskContext.fanOut): shard 0 runs on the job's own
- * worker thread, shards 1..count-1 each on a fresh shard thread. The first failure (or the
- * job's cancellation) terminates the other shards; the call settles only once every shard
- * has stopped, so nothing still writes when the job cleans up.
+ * worker thread, shards 1..count-1 each on a shard thread of the pool (shardPool.ts), kept
+ * from one pass to the next. The first failure (or the job's cancellation) terminates the
+ * other shards' threads; the call settles only once every shard has stopped, so nothing
+ * still writes when the job cleans up.
  */
-import type { Worker } from "node:worker_threads";
-import type { FromShard, ShardWorkerData } from "./protocol.js";
-import { startThread } from "./thread.js";
+import type { ShardRun } from "./protocol.js";
+import { runPooledShard } from "./shardPool.js";
 import type { Json, RunShard } from "./types.js";
 
 export interface FanOutOptions {
@@ -45,8 +45,8 @@ export async function fanOut(count: number, payload: Json, options: FanOutOption
   try {
     const shards: Promise<Json>[] = [];
     for (let index = 1; index < count; index++) {
-      const data: ShardWorkerData = { workerModule: options.workerModule, task: options.task, payload, index, count };
-      shards.push(watch(remoteShard(startThread("shardWorker", data), controller.signal, (f) => report(index, f))));
+      const run: ShardRun = { workerModule: options.workerModule, task: options.task, payload, index, count };
+      shards.push(watch(runPooledShard(run, controller.signal, (f) => report(index, f))));
     }
     const local = options
       .loadRunShard()
@@ -58,38 +58,4 @@ export async function fanOut(count: number, payload: Json, options: FanOutOption
   } finally {
     options.signal.removeEventListener("abort", stop);
   }
-}
-
-/** One shard on its own thread; settles when the thread has exited. */
-export function remoteShard(worker: Worker, signal: AbortSignal, progress: (fraction: number) => void): Promise<Json> {
-  return new Promise<Json>((resolve, reject) => {
-    let outcome: { result: Json } | { error: Error } | undefined;
-    const terminate = (): void => void worker.terminate();
-    if (signal.aborted) terminate();
-    else signal.addEventListener("abort", terminate, { once: true });
-    worker.on("message", (m: FromShard) => {
-      if (m.type === "progress") progress(m.fraction);
-      else if (outcome === undefined) {
-        outcome = m.type === "done" ? { result: m.result } : { error: shardError(m) };
-        terminate();
-      }
-    });
-    worker.on("error", (err) => {
-      outcome ??= { error: err };
-    });
-    worker.on("exit", (code) => {
-      signal.removeEventListener("abort", terminate);
-      if (outcome && "result" in outcome) resolve(outcome.result);
-      else if (outcome) reject(outcome.error);
-      else if (signal.aborted) reject(signal.reason);
-      else reject(new Error(`A thread working on the job stopped unexpectedly (exit code ${code}), so the job did not finish.`));
-    });
-  });
-}
-
-function shardError(m: Extract<FromShard, { type: "failed" }>): Error {
-  const error = new Error(m.message);
-  error.name = m.name;
-  if (m.stack) error.stack = m.stack;
-  return error;
 }

@@ -18,8 +18,8 @@ export interface JobWorkerData {
   fanOut?: "threads" | "port";
 }
 
-/** workerData of a shard thread (jobs/shardWorker.ts): one shard, then it is terminated. */
-export interface ShardWorkerData {
+/** One shard for a shard thread (jobs/shardWorker.ts) to run. */
+export interface ShardRun {
   workerModule: string;
   task: string;
   payload: Json;
@@ -27,7 +27,13 @@ export interface ShardWorkerData {
   count: number;
 }
 
-/** Shard thread -> job worker. A shard ends with exactly one "done" or "failed". */
+/**
+ * Pool (jobs/shardPool.ts) -> shard thread: run a shard (one at a time), or close what the
+ * thread holds and exit.
+ */
+export type ToShard = ({ type: "run" } & ShardRun) | { type: "release" };
+
+/** Shard thread -> pool. A shard ends with exactly one "done" or "failed". */
 export type FromShard =
   | { type: "progress"; fraction: number }
   | { type: "done"; result: Json }

@@ -5,7 +5,7 @@ import { startModuleThread } from "../io/thread.js";
 /**
  * Start the entry `name` of this folder as a worker thread (see io/thread.ts).
  * @example
- * const worker = startThread("shardWorker", { workerModule, task, payload, index: 1, count: 2 });
+ * const worker = startThread("shardWorker", undefined);
  */
 export function startThread(name: "worker" | "shardWorker", workerData: unknown): Worker {
   return startModuleThread(import.meta.url, name, workerData);

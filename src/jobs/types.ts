@@ -142,6 +142,12 @@ export interface ShardContext {
 export type RunShard = (task: string, payload: Json, ctx: ShardContext) => Promise<Json>;
 
 /**
+ * What a worker module may also export: close what its shards kept open between shards
+ * (an opened input), called before a pooled shard thread exits (jobs/shardPool.ts).
+ */
+export type ReleaseShards = () => Promise<void>;
+
+/**
  * What a worker module exports: run `task` with `options`; the value it returns (the
  * "output", structured-cloneable) goes to the service's `finalize` in the main thread.
  * Throw to fail the job: the error's message is shown to the user.

@@ -1,16 +1,16 @@
 /**
  * One shard of a queued job, in a `strata worker` process: the task module's runShard on a
- * shard thread of its own (jobs/shardWorker.ts, as a job fanned out over threads runs it),
+ * pooled shard thread (jobs/shardPool.ts, as a job fanned out over threads runs it; a thread
+ * keeps the job's opened input for its next shard),
  * its progress written to the BullMQ job for the parent to read, stopped (the thread
  * terminated) when a stop key of its job, attempt or fan-out appears. A shard only writes
  * whole chunks and scratch files of the job's pending dataset, each to the same place with
  * the same bytes whatever runs it, so BullMQ may run it again after a loss or a failure.
  */
 import { type Job, UnrecoverableError } from "bullmq";
-import { remoteShard } from "../fanOut.js";
 import { describeError } from "../jobMessages.js";
-import type { ShardWorkerData } from "../protocol.js";
-import { startThread } from "../thread.js";
+import type { ShardRun } from "../protocol.js";
+import { releaseIdleShardThreads, runPooledShard } from "../shardPool.js";
 import type { Json } from "../types.js";
 import { type ShardData, stopKeys } from "./queues.js";
 import type { StopWatch } from "./stopWatch.js";
@@ -24,7 +24,7 @@ export const STOPPED_MESSAGE = "The job was stopped.";
 export interface ShardRunner {
   /** The BullMQ processor of the shard queue. */
   process(bull: Job<ShardData>): Promise<Json>;
-  /** Terminate every shard thread (their jobs are taken up again elsewhere once their locks expire). */
+  /** Terminate every running shard's thread (their jobs are taken up again elsewhere once their locks expire), release the idle ones. */
   close(): Promise<void>;
 }
 
@@ -51,8 +51,8 @@ export function createShardRunner(stops: StopWatch, workerModule: URL): ShardRun
         last = now;
         bull.updateProgress(fraction).catch(() => undefined);
       };
-      const data: ShardWorkerData = { workerModule: workerModule.href, task, payload, index, count };
-      const result = remoteShard(startThread("shardWorker", data), controller.signal, progress);
+      const run: ShardRun = { workerModule: workerModule.href, task, payload, index, count };
+      const result = runPooledShard(run, controller.signal, progress);
       running.set(
         controller,
         result.catch(() => undefined),
@@ -73,6 +73,7 @@ export function createShardRunner(stops: StopWatch, workerModule: URL): ShardRun
       const stopping = [...running];
       for (const [controller] of stopping) controller.abort(new Error("This worker is stopping."));
       await Promise.all(stopping.map(([, settled]) => settled));
+      await releaseIdleShardThreads();
     },
   };
 }
