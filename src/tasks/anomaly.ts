@@ -298,7 +298,7 @@ function anomalyOutput(
   };
 }
 
-const anomalyDataset: DatasetTask<AnomalyOptions> = {
+export const anomalyDataset: DatasetTask<AnomalyOptions> = {
   async open(options) {
     const { cube } = applyContext(await openLocation(options.input, "inputMultidimensionalRaster"), options);
     let reference: Cube | undefined;

@@ -13,6 +13,7 @@ import { openRasterStore } from "../store/rasterStore.js";
 import { type Scratch, scratchIn } from "../store/scratch.js";
 import type { ParsedContext } from "./context.js";
 import { type ParameterSpec, parseJson, required } from "./gp.js";
+import { borrowInput, lendInput } from "./inputCache.js";
 import type { RunContext, RunOutput, TaskDefinition } from "./types.js";
 
 /** The input raster parameter; `what` names what the task expects. */
@@ -136,6 +137,8 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
           const threads = threadCount(options.parallelism, ctx.threads, input.walk?.shares ?? chunkCount(spec));
           if (input.walk) ctx.message("esriJobMessageTypeInformative", input.walk.note);
           if (threads > 1) ctx.message("esriJobMessageTypeInformative", `Working on ${threads} threads.`);
+          // Shard 0 runs on this thread: it uses this input rather than opening another.
+          const takeBack = lendInput(task, inputKey(options, path), input);
           const stats = await drained(writer, () =>
             walkPasses(input, path, threads, {
               alone: (walk) => flushed(writer, input.compute(writer, { ...walk, signal: ctx.signal })),
@@ -149,7 +152,7 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
               },
               progress: (percentage, pass) => ctx.progress(Math.round(percentage), passMessage(description, pass, input.walk?.passes ?? 1)),
             }),
-          );
+          ).finally(takeBack);
           ctx.progress(100, "Writing statistics");
           await writer.finish({ "strata:statistics": Object.fromEntries(stats) });
         });
@@ -159,21 +162,29 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
     },
     async runShard(payload, ctx) {
       const { options, path, pass } = payload as ShardPayload<O>;
-      const input = await task.open(options);
+      // The job's input as the last pass on this thread left it open (inputCache.ts).
+      const { input, release } = await borrowInput(task, inputKey(options, path), () => task.open(options));
+      let reusable = false;
       try {
         const share = { index: ctx.index, count: ctx.count };
         const walk = { signal: ctx.signal, onProgress: ctx.progress, share, pass, scratch: scratchIn(path) };
         const writer = await openBlockWriter(path);
         const stats = await drained(writer, () => input.compute(writer, walk));
+        reusable = true;
         return Object.fromEntries([...stats].map(([name, s]) => [name, s ?? null])) satisfies StatisticsJson;
       } finally {
-        await input.close();
+        await release(reusable);
       }
     },
   };
 }
 
 type StatisticsJson = Record<string, Statistics | null>;
+
+/** Which job's input: its options and its output's path (one job's passes share them, no two jobs do). */
+function inputKey(options: unknown, path: string): string {
+  return JSON.stringify([options, path]);
+}
 
 /**
  * `work` writing through `writer`, then every block it handed over written (a failure to

@@ -4,6 +4,7 @@
  * to. Never imports http/.
  */
 import type { Json, ShardContext, TaskContext } from "../jobs/types.js";
+import { closeKeptInput } from "./inputCache.js";
 import { type JobOptions, TASKS } from "./registry.js";
 import type { RunOutput } from "./types.js";
 
@@ -26,4 +27,9 @@ export async function runShard(task: string, payload: Json, ctx: ShardContext): 
   const definition = TASKS.get(task);
   if (!definition) throw new Error(`This server has no task ${task}.`);
   return (await definition.runShard(payload, ctx)) as Json;
+}
+
+/** Before a shard thread exits: close the input its last shard kept open. */
+export async function releaseShards(): Promise<void> {
+  await closeKeptInput();
 }
