@@ -6,44 +6,24 @@
  * (publishing, undoing) plugs in through `finalize` and `cleanup`.
  */
 import { availableParallelism } from "node:os";
-import { NotFoundError } from "../cube/errors.js";
 import type { MetadataDatabase, MetadataDb } from "../store/metadataDb.js";
 import { JobServiceClosedError, JobStateError } from "./errors.js";
-import {
-  describeError,
-  errorMessage,
-  formatDuration,
-  messagesOmittedMessage,
-  timeLimitMessage,
-  workerStartMessage,
-  workerStoppedMessage,
-} from "./jobMessages.js";
-import {
-  appendMessage,
-  createJob,
-  expireFinished,
-  getJob,
-  listJobs,
-  migrateJobs,
-  setProgress,
-  setReport,
-  updateStatus,
-  type JobPage,
-  type ListJobsQuery,
-} from "./jobStore.js";
+import { formatDuration, workerStartMessage } from "./jobMessages.js";
+import { jobRecords } from "./jobRecords.js";
+import { getJob, updateStatus, type JobPage, type ListJobsQuery } from "./jobStore.js";
 import type { FromWorker, ToWorker } from "./protocol.js";
-import { handBackJob, recoverJobs, type Cleanup, type CleanupReason, type RecoveryReport } from "./recovery.js";
-import type { JobMessage, JobRecord, JobStatus, JsonObject } from "./types.js";
+import { handBackJob, recoverJobs, type Cleanup, type RecoveryReport } from "./recovery.js";
+import { type EndingRules, type Outcome, concludeRun, guardCleanup, settleRun, timedOutEnding } from "./runEnding.js";
+import { type RunReports, runReports } from "./runReports.js";
+import type { JobRecord, JsonObject } from "./types.js";
 import { createWorkerPool, type WorkerSlot } from "./workerPool.js";
 
 export type { CleanupReason, RecoveryReport } from "./recovery.js";
+export { MAX_TASK_MESSAGES } from "./runReports.js";
 
 export const DEFAULT_TIME_LIMIT_MS = 6 * 3600_000;
 export const DEFAULT_CANCEL_GRACE_MS = 5000;
 export const DEFAULT_RETENTION_MS = 7 * 24 * 3600_000;
-/** Messages a task may add to one run; more would only bloat the record. */
-export const MAX_TASK_MESSAGES = 1000;
-
 // setTimeout cannot wait longer (about 24.8 days); a longer limit is no limit.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -120,21 +100,8 @@ interface Run {
   stopping?: "cancel" | "timeout";
   limitTimer?: NodeJS.Timeout;
   graceTimer?: NodeJS.Timeout;
-  messages: number;
   /** The worker's progress, messages and reports, written in the order they came; settled before the run ends. */
-  writes: Promise<void>;
-}
-
-type Outcome =
-  { kind: "done"; output: unknown } | { kind: "failed"; message: string } | { kind: "crashed"; exitCode: number } | { kind: "terminated" };
-
-/** How a run should end, before a concurrent cancel is taken into account. */
-interface Ending {
-  status: JobStatus;
-  message?: JobMessage;
-  results?: JsonObject;
-  reason?: CleanupReason;
-  output?: unknown;
+  reports: RunReports;
 }
 
 /**
@@ -156,18 +123,11 @@ export function createJobService(options: JobServiceOptions): JobService {
   const timeLimitMs = options.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS;
   const graceMs = options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
   const retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
-  const finalize = options.finalize ?? defaultFinalize;
   const log = options.log ?? defaultLog;
-  const cleanup: Cleanup = async (job, output, reason) => {
-    try {
-      await options.cleanup?.(job, output, reason);
-    } catch (err) {
-      log(`Cleaning up after job ${job.id} (${reason}) failed.`, err);
-    }
-  };
-  /** The jobs table, created or upgraded once; every use of the database waits for it. */
-  const ready = migrateJobs(db);
-  ready.catch((err: unknown) => log("Creating or upgrading the jobs table failed.", err));
+  const cleanup: Cleanup = guardCleanup(options.cleanup, log);
+  const rules: EndingRules = { db, timeLimitMs, finalize: options.finalize ?? defaultFinalize, cleanup, log };
+  /** The records: the jobs table (created or upgraded once, before any use), submit, reads, cancel, purge. */
+  const records = jobRecords(db, retentionMs, log);
 
   const queue: string[] = [];
   const runs = new Map<string, Run>();
@@ -199,48 +159,10 @@ export function createJobService(options: JobServiceOptions): JobService {
     },
   });
 
-  const retentionTimer =
-    retentionMs < MAX_TIMER_MS ? setInterval(expire, Math.min(3600_000, Math.max(10, retentionMs / 2))).unref() : undefined;
-
-  async function expire(): Promise<void> {
-    try {
-      await ready;
-      await expireFinished(db, retentionMs);
-    } catch (err) {
-      log("Purging old jobs failed.", err);
-    }
-  }
-
-  /** Write what the worker said after what it said before (a failed write is logged, not fatal). */
-  function persist(run: Run, write: () => Promise<unknown>): void {
-    run.writes = run.writes.then(write).then(
-      () => undefined,
-      (err: unknown) => log(`Recording what job ${run.job.id} reported failed.`, err),
-    );
-  }
-
   function onWorkerMessage(run: Run, message: FromWorker): void {
     const id = run.job.id;
+    if (run.reports.record(message)) return;
     switch (message.type) {
-      case "progress": {
-        const progress =
-          message.message === undefined ? { percentage: message.percentage } : { percentage: message.percentage, message: message.message };
-        persist(run, () => setProgress(db, id, progress));
-        break;
-      }
-      case "message": {
-        run.messages += 1;
-        const said = { type: message.messageType, description: message.description };
-        if (run.messages <= MAX_TASK_MESSAGES) persist(run, () => appendMessage(db, id, said));
-        else if (run.messages === MAX_TASK_MESSAGES + 1)
-          persist(run, () => appendMessage(db, id, messagesOmittedMessage(MAX_TASK_MESSAGES)));
-        break;
-      }
-      case "report": {
-        const { key, value } = message;
-        persist(run, () => setReport(db, id, key, value));
-        break;
-      }
       case "done":
         endRun(run, { kind: "done", output: message.output });
         break;
@@ -293,7 +215,7 @@ export function createJobService(options: JobServiceOptions): JobService {
       if (err instanceof JobStateError) return;
       throw err;
     }
-    const run: Run = { job, slot, messages: 0, writes: Promise.resolve() };
+    const run: Run = { job, slot, reports: runReports(db, id, log) };
     runs.set(id, run);
     bySlot.set(slot, run);
     slot.worker.postMessage({ type: "run", jobId: id, task: job.task, options: job.options } satisfies ToWorker);
@@ -334,52 +256,9 @@ export function createJobService(options: JobServiceOptions): JobService {
 
   async function settle(run: Run, outcome: Outcome): Promise<void> {
     // What the worker reported (its pending dataset above all) is in the record before anything reads it.
-    await run.writes;
-    const output = outcome.kind === "done" ? outcome.output : undefined;
-    if (run.stopping === "timeout") return conclude(run.job.id, timedOutEnding(output));
-    if (run.stopping === "cancel") return conclude(run.job.id, { status: "esriJobCancelled", reason: "cancelled", output });
-    if (outcome.kind === "failed") {
-      return conclude(run.job.id, { status: "esriJobFailed", message: errorMessage(outcome.message), reason: "failed" });
-    }
-    if (outcome.kind !== "done") {
-      const exitCode = outcome.kind === "crashed" ? outcome.exitCode : 1;
-      return conclude(run.job.id, { status: "esriJobFailed", message: workerStoppedMessage(exitCode), reason: "failed" });
-    }
-    const job = await getJob(db, run.job.id);
-    if (job?.status !== "esriJobExecuting") return conclude(run.job.id, { status: "esriJobSucceeded", output });
-    let results: JsonObject;
-    try {
-      await setProgress(db, job.id, { percentage: 100, message: "Publishing the output service" });
-      results = await finalize(job, output);
-    } catch (err) {
-      log(`Finalizing job ${job.id} (${job.task}) failed.`, err);
-      return conclude(job.id, { status: "esriJobFailed", message: errorMessage(describeError(err)), reason: "failed", output });
-    }
-    return conclude(job.id, { status: "esriJobSucceeded", results, output });
-  }
-
-  function timedOutEnding(output?: unknown): Ending {
-    return { status: "esriJobTimedOut", message: timeLimitMessage(timeLimitMs), reason: "timedOut", output };
-  }
-
-  /** Move the job to how its run ended, cleaning up first; a cancel asked meanwhile wins. */
-  async function conclude(id: string, planned: Ending): Promise<void> {
-    let job = await getJob(db, id);
-    let ending = job && endingFor(job, planned);
-    if (!job || !ending) return log(`Job ${id} was ${job?.status ?? "deleted"} when its run ended; left as it is.`);
-    if (ending.reason) {
-      // Before the status: if the server dies in between, recovery cleans up again.
-      await cleanup(job, ending.output, ending.reason);
-      job = await getJob(db, id);
-      ending = job && endingFor(job, planned);
-      if (!job || !ending) return;
-    }
-    try {
-      await updateStatus(db, id, ending.status, { from: job.status, message: ending.message, results: ending.results });
-    } catch (err) {
-      if (!(err instanceof JobStateError || err instanceof NotFoundError)) throw err;
-      log(`Job ${id} changed while its run was ending; left as it is.`, err);
-    }
+    await run.reports.settled();
+    const stopping = run.stopping;
+    await settleRun(rules, { jobId: run.job.id, ...(stopping ? { stopping } : {}) }, outcome);
   }
 
   function enqueue(ids: readonly string[], front = false): void {
@@ -393,57 +272,35 @@ export function createJobService(options: JobServiceOptions): JobService {
   return {
     async submit(task, owner, inputs, taskOptions, claim = {}) {
       if (closing) throw closedError();
-      await ready;
-      const waiting = await db.transaction(async (tx) => {
-        await claim.guard?.(tx);
-        const job = await createJob(tx, { task, owner, inputs, options: taskOptions });
-        return updateStatus(tx, job.id, "esriJobWaiting", { from: "esriJobSubmitted" });
-      });
+      const waiting = await records.create(task, owner, inputs, taskOptions, claim);
       // Closed meanwhile: the job waits in the database for the next start (recover()).
       if (!closing) enqueue([waiting.id]);
       return waiting;
     },
 
-    get: async (id) => {
-      await ready;
-      return getJob(db, id);
-    },
+    get: (id) => records.get(id),
 
-    list: async (query) => {
-      await ready;
-      return listJobs(db, query);
-    },
+    list: (query) => records.list(query),
 
-    async cancel(id) {
-      await ready;
-      const job = await getJob(db, id);
-      if (!job) throw new NotFoundError(`No job ${JSON.stringify(id.length > 64 ? id.slice(0, 64) + "…" : id)}.`);
-      switch (job.status) {
-        case "esriJobSubmitted":
-        case "esriJobWaiting": {
+    cancel: (id) =>
+      records.cancel(id, {
+        dequeue(id) {
           const at = queue.indexOf(id);
           if (at >= 0) queue.splice(at, 1);
-          await updateStatus(db, id, "esriJobCancelling", { from: job.status });
-          return updateStatus(db, id, "esriJobCancelled", { from: "esriJobCancelling" });
-        }
-        case "esriJobExecuting": {
-          const cancelling = await updateStatus(db, id, "esriJobCancelling", { from: job.status });
+        },
+        stop(job) {
           // Not running here: finalizing (settle sees Cancelling) or left by a crash (recover() ends it).
-          const run = runs.get(id);
+          const run = runs.get(job.id);
           if (run) stopRun(run, "cancel");
-          else if (starting.has(id)) cancelledWhileStarting.add(id);
-          return cancelling;
-        }
-        default:
-          return job;
-      }
-    },
+          else if (starting.has(job.id)) cancelledWhileStarting.add(job.id);
+        },
+      }),
 
     async recover() {
-      await ready;
+      await records.ready;
       const known = new Set([...queue, ...runs.keys(), ...settling.keys()]);
       const report = await recoverJobs(db, { cleanup, log, skip: known });
-      await expire();
+      await records.expire();
       // They were submitted before anything queued since this service started.
       enqueue(report.queue, true);
       return report;
@@ -451,7 +308,7 @@ export function createJobService(options: JobServiceOptions): JobService {
 
     close() {
       closing ??= (async () => {
-        clearInterval(retentionTimer);
+        records.close();
         queue.length = 0;
         // A start under way either has its run by now or gives up (it sees `closing`).
         while (starting.size > 0) await Promise.all(starting.values());
@@ -469,7 +326,8 @@ export function createJobService(options: JobServiceOptions): JobService {
         for (const run of stopped) {
           const id = run.job.id;
           // A run past its time limit is not worth another go.
-          const ending = run.stopping === "timeout" ? conclude(id, timedOutEnding()) : handBackJob(db, id, cleanup);
+          const ending =
+            run.stopping === "timeout" ? concludeRun(rules, { jobId: id }, timedOutEnding(timeLimitMs)) : handBackJob(db, id, cleanup);
           await ending.catch((err: unknown) => log(`Ending job ${id} at shutdown failed.`, err));
         }
         while (settling.size > 0) await Promise.all(settling.values());
@@ -489,11 +347,4 @@ async function defaultFinalize(_job: JobRecord, output: unknown): Promise<JsonOb
 function defaultLog(message: string, error?: unknown): void {
   if (error === undefined) console.error(`[jobs] ${message}`);
   else console.error(`[jobs] ${message}`, error);
-}
-
-/** A cancel asked while the run was ending wins; a job no longer running is left alone. */
-function endingFor(job: JobRecord, planned: Ending): Ending | undefined {
-  if (job.status === "esriJobCancelling") return { status: "esriJobCancelled", reason: "cancelled", output: planned.output };
-  if (job.status === "esriJobExecuting" && planned.status !== "esriJobCancelled") return planned;
-  return undefined;
 }

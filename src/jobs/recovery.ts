@@ -47,14 +47,7 @@ export interface RecoverOptions {
  */
 export async function recoverJobs(db: MetadataDb, options: RecoverOptions): Promise<RecoveryReport> {
   const report: RecoveryReport = { queue: [], restarted: [], failed: [], cancelled: [], purged: [] };
-  const unfinished = await listJobsByStatus(db, [
-    "esriJobSubmitted",
-    "esriJobWaiting",
-    "esriJobExecuting",
-    "esriJobCancelling",
-    "esriJobDeleting",
-  ]);
-  for (const job of unfinished) {
+  for (const job of await listUnfinishedJobs(db)) {
     if (options.skip?.has(job.id)) continue;
     try {
       await recoverJob(db, job, options.cleanup, report);
@@ -64,6 +57,16 @@ export async function recoverJobs(db: MetadataDb, options: RecoverOptions): Prom
     }
   }
   return report;
+}
+
+/**
+ * Every job not in a final status (Submitted, Waiting, Executing, Cancelling, Deleting): what
+ * a restart must carry on from.
+ * @example
+ * for (const job of await listUnfinishedJobs(db)) console.log(job.id, job.status);
+ */
+export function listUnfinishedJobs(db: MetadataDb): Promise<JobRecord[]> {
+  return listJobsByStatus(db, ["esriJobSubmitted", "esriJobWaiting", "esriJobExecuting", "esriJobCancelling", "esriJobDeleting"]);
 }
 
 async function recoverJob(db: MetadataDb, job: JobRecord, cleanup: Cleanup, report: RecoveryReport): Promise<void> {

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { main } from "../../src/cli/main.js";
 import { resolveServeConfig } from "../../src/cli/serveConfig.js";
-import { freePort } from "../helpers/redis.js";
+import { freePort } from "../helpers/freePort.js";
 
 async function strata(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";

@@ -8,7 +8,7 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chown, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
+import { freePort } from "./freePort.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -115,17 +115,6 @@ async function osUser(): Promise<{ uid: number; gid: number } | undefined> {
   const { stdout: uid } = await run("id", ["-u", "postgres"]);
   const { stdout: gid } = await run("id", ["-g", "postgres"]);
   return { uid: Number(uid.trim()), gid: Number(gid.trim()) };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 }
 
 async function waitUntilReady(url: string, child: ChildProcess, log: () => string): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
+import { freePort } from "./freePort.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -82,16 +82,4 @@ export async function startRedis(): Promise<TestRedis> {
       await rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** A free loopback port (another process may take it before Redis does; unlikely in tests). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 }

@@ -13,23 +13,15 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { type Job, Job as BullJob, type Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { NotFoundError } from "../../cube/errors.js";
 import type { MetadataDatabase } from "../../store/metadataDb.js";
 import { JobStateError } from "../errors.js";
-import { MAX_TASK_MESSAGES } from "../executor.js";
-import {
-  describeError,
-  errorMessage,
-  interruptedTooOftenMessage,
-  messagesOmittedMessage,
-  restartedMessage,
-  timeLimitMessage,
-  workerStoppedMessage,
-} from "../jobMessages.js";
-import { appendMessage, getJob, setProgress, setReport, updateStatus } from "../jobStore.js";
+import { describeError, interruptedTooOftenMessage, restartedMessage } from "../jobMessages.js";
+import { getJob, updateStatus } from "../jobStore.js";
 import type { FromWorker, ToWorker } from "../protocol.js";
-import { type Cleanup, type CleanupReason, MAX_INTERRUPTED_ATTEMPTS, handBackJob } from "../recovery.js";
-import type { JobMessage, JobRecord, JobStatus, Json, JsonObject } from "../types.js";
+import { type Cleanup, MAX_INTERRUPTED_ATTEMPTS, handBackJob } from "../recovery.js";
+import { type EndingRules, type Outcome, guardCleanup, settleRun } from "../runEnding.js";
+import { type RunReports, runReports } from "../runReports.js";
+import type { JobRecord, Json, JsonObject } from "../types.js";
 import { type WorkerSlot, createWorkerPool } from "../workerPool.js";
 import {
   MAX_STALLED,
@@ -86,20 +78,9 @@ interface Run {
   limitTimer?: NodeJS.Timeout;
   graceTimer?: NodeJS.Timeout;
   unwatch(): void;
-  messages: number;
-  writes: Promise<void>;
+  /** The thread's progress, messages and reports, written in the order they came. */
+  reports: RunReports;
   end(outcome: Outcome): void;
-}
-
-type Outcome =
-  { kind: "done"; output: unknown } | { kind: "failed"; message: string } | { kind: "crashed"; exitCode: number } | { kind: "terminated" };
-
-interface Ending {
-  status: JobStatus;
-  message?: JobMessage;
-  results?: JsonObject;
-  reason?: CleanupReason;
-  output?: unknown;
 }
 
 /**
@@ -113,13 +94,8 @@ export function createParentRunner(options: ParentRunnerOptions): ParentRunner {
   /** Runs until their job has its ending (close waits for them). */
   const active = new Set<Promise<void>>();
   let closing = false;
-  const cleanup: Cleanup = async (job, output, reason) => {
-    try {
-      await options.cleanup(job, output, reason);
-    } catch (err) {
-      log(`Cleaning up after job ${job.id} (${reason}) failed.`, err);
-    }
-  };
+  const cleanup: Cleanup = guardCleanup(options.cleanup, log);
+  const rules: EndingRules = { db, timeLimitMs: options.timeLimitMs, finalize: options.finalize, cleanup, log };
 
   const pool = createWorkerPool({
     workerData: { workerModule: options.workerModule.href, threadsPerJob: options.shardsPerJob, fanOut: "port" },
@@ -136,33 +112,10 @@ export function createParentRunner(options: ParentRunnerOptions): ParentRunner {
     },
   });
 
-  function persist(run: Run, write: () => Promise<unknown>): void {
-    run.writes = run.writes.then(write).then(
-      () => undefined,
-      (err: unknown) => log(`Recording what job ${run.job.id} reported failed.`, err),
-    );
-  }
-
   function onMessage(run: Run, message: FromWorker): void {
     const id = run.job.id;
+    if (run.reports.record(message)) return;
     switch (message.type) {
-      case "progress": {
-        const progress =
-          message.message === undefined ? { percentage: message.percentage } : { percentage: message.percentage, message: message.message };
-        persist(run, () => setProgress(db, id, progress));
-        break;
-      }
-      case "message": {
-        run.messages += 1;
-        const said = { type: message.messageType, description: message.description };
-        if (run.messages <= MAX_TASK_MESSAGES) persist(run, () => appendMessage(db, id, said));
-        else if (run.messages === MAX_TASK_MESSAGES + 1)
-          persist(run, () => appendMessage(db, id, messagesOmittedMessage(MAX_TASK_MESSAGES)));
-        break;
-      }
-      case "report":
-        persist(run, () => setReport(db, id, message.key, message.value));
-        break;
       case "fanOut":
         void fanOut(run, message.request, message.count, message.payload);
         break;
@@ -272,8 +225,7 @@ export function createParentRunner(options: ParentRunnerOptions): ParentRunner {
       job,
       attempt: job.attempts,
       slot,
-      messages: 0,
-      writes: Promise.resolve(),
+      reports: runReports(db, job.id, log),
       unwatch: () => undefined,
       end: (outcome) => {
         if (runs.get(slot) !== run) return;
@@ -291,7 +243,7 @@ export function createParentRunner(options: ParentRunnerOptions): ParentRunner {
     clearTimeout(run.limitTimer);
     clearTimeout(run.graceTimer);
     if (!slot.retired) pool.release(slot);
-    await run.writes;
+    await run.reports.settled();
     await settle(run, outcome);
   }
 
@@ -300,52 +252,9 @@ export function createParentRunner(options: ParentRunnerOptions): ParentRunner {
     // Another worker carries the job now (this run's worker lost it), or it goes back to the queue.
     if (run.stopping === "superseded") return;
     if (run.stopping === "shutdown") return handBackJob(db, id, cleanup);
-    const output = outcome.kind === "done" ? outcome.output : undefined;
-    if (run.stopping === "timeout") return conclude(run, timedOut(output));
-    if (run.stopping === "cancel") return conclude(run, { status: "esriJobCancelled", reason: "cancelled", output });
-    if (outcome.kind === "failed")
-      return conclude(run, { status: "esriJobFailed", message: errorMessage(outcome.message), reason: "failed" });
-    if (outcome.kind !== "done") {
-      const exitCode = outcome.kind === "crashed" ? outcome.exitCode : 1;
-      return conclude(run, { status: "esriJobFailed", message: workerStoppedMessage(exitCode), reason: "failed" });
-    }
-    const job = await getJob(db, id);
-    if (job?.status !== "esriJobExecuting" || job.attempts !== run.attempt) return conclude(run, { status: "esriJobSucceeded", output });
-    let results: JsonObject;
-    try {
-      await setProgress(db, id, { percentage: 100, message: "Publishing the output service" });
-      results = await options.finalize(job, output);
-    } catch (err) {
-      log(`Finalizing job ${id} (${job.task}) failed.`, err);
-      return conclude(run, { status: "esriJobFailed", message: errorMessage(describeError(err)), reason: "failed", output });
-    }
-    return conclude(run, { status: "esriJobSucceeded", results, output });
-  }
-
-  function timedOut(output?: unknown): Ending {
-    return { status: "esriJobTimedOut", message: timeLimitMessage(options.timeLimitMs), reason: "timedOut", output };
-  }
-
-  /** As the executor concludes: cleanup first, a cancel asked meanwhile wins; only the run's own attempt is touched. */
-  async function conclude(run: Run, planned: Ending): Promise<void> {
-    const id = run.job.id;
-    const endingOf = (job: JobRecord | undefined): Ending | undefined =>
-      job && job.attempts === run.attempt ? endingFor(job, planned) : undefined;
-    let job = await getJob(db, id);
-    let ending = endingOf(job);
-    if (!job || !ending) return log(`Job ${id} was ${job?.status ?? "deleted"} when its run ended; left as it is.`);
-    if (ending.reason) {
-      await cleanup(job, ending.output, ending.reason);
-      job = await getJob(db, id);
-      ending = endingOf(job);
-      if (!job || !ending) return;
-    }
-    try {
-      await updateStatus(db, id, ending.status, { from: job.status, message: ending.message, results: ending.results });
-    } catch (err) {
-      if (!(err instanceof JobStateError || err instanceof NotFoundError)) throw err;
-      log(`Job ${id} changed while its run was ending; left as it is.`, err);
-    }
+    // The executor's rules; only the run's own attempt of the record is touched.
+    const stopping = run.stopping === "failed" ? undefined : run.stopping;
+    await settleRun(rules, { jobId: id, ...(stopping ? { stopping } : {}), owns: (job) => job.attempts === run.attempt }, outcome);
   }
 
   /** A job left Executing by a run that was lost: stop what remains of it, then run again or give up. */
@@ -432,13 +341,6 @@ export function createParentRunner(options: ParentRunnerOptions): ParentRunner {
       await pool.close();
     },
   };
-}
-
-/** A cancel asked while the run was ending wins; a job no longer running is left alone. */
-function endingFor(job: JobRecord, planned: Ending): Ending | undefined {
-  if (job.status === "esriJobCancelling") return { status: "esriJobCancelled", reason: "cancelled", output: planned.output };
-  if (job.status === "esriJobExecuting" && planned.status !== "esriJobCancelled") return planned;
-  return undefined;
 }
 
 /** What the user reads when a shard failed for good. */

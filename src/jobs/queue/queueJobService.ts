@@ -6,13 +6,13 @@
  */
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { NotFoundError } from "../../cube/errors.js";
 import type { MetadataDatabase } from "../../store/metadataDb.js";
 import { JobServiceClosedError } from "../errors.js";
 import type { JobService, SubmitClaim } from "../executor.js";
 import { errorMessage } from "../jobMessages.js";
-import { createJob, deleteJob, expireFinished, getJob, listJobs, listJobsByStatus, migrateJobs, updateStatus } from "../jobStore.js";
-import type { RecoveryReport } from "../recovery.js";
+import { jobRecords } from "../jobRecords.js";
+import { deleteJob, updateStatus } from "../jobStore.js";
+import { type RecoveryReport, listUnfinishedJobs } from "../recovery.js";
 import { JOB_QUEUE, type ParentData, parentJobOptions, queueOptions, requestStop } from "./queues.js";
 
 export interface QueueJobServiceOptions {
@@ -23,8 +23,6 @@ export interface QueueJobServiceOptions {
   retentionMs: number;
   log(message: string, error?: unknown): void;
 }
-
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The Error message of a job the queue could not take. */
 function unqueuedMessage() {
@@ -40,33 +38,15 @@ export function createQueueJobService(options: QueueJobServiceOptions): JobServi
   const { db, redis, log } = options;
   const queue = new Queue<ParentData>(JOB_QUEUE, queueOptions(redis));
   queue.on("error", (err) => log("The job queue reported an error.", err));
-  const ready = migrateJobs(db);
-  ready.catch((err: unknown) => log("Creating or upgrading the jobs table failed.", err));
+  const records = jobRecords(db, options.retentionMs, log);
   let closed = false;
 
   const enqueue = (id: string, task: string): Promise<unknown> => queue.add(task, { jobId: id }, parentJobOptions(id));
 
-  const expire = async (): Promise<void> => {
-    try {
-      await ready;
-      await expireFinished(db, options.retentionMs);
-    } catch (err) {
-      log("Purging old jobs failed.", err);
-    }
-  };
-  const retention = options.retentionMs;
-  const retentionTimer =
-    retention < MAX_TIMER_MS ? setInterval(() => void expire(), Math.min(3600_000, Math.max(10, retention / 2))).unref() : undefined;
-
   return {
     async submit(task, owner, inputs, taskOptions, claim: SubmitClaim = {}) {
       if (closed) throw new JobServiceClosedError("The server is shutting down and takes no new jobs; submit the job again shortly.");
-      await ready;
-      const waiting = await db.transaction(async (tx) => {
-        await claim.guard?.(tx);
-        const job = await createJob(tx, { task, owner, inputs, options: taskOptions });
-        return updateStatus(tx, job.id, "esriJobWaiting", { from: "esriJobSubmitted" });
-      });
+      const waiting = await records.create(task, owner, inputs, taskOptions, claim);
       try {
         await enqueue(waiting.id, task);
         return waiting;
@@ -77,38 +57,21 @@ export function createQueueJobService(options: QueueJobServiceOptions): JobServi
       }
     },
 
-    get: async (id) => {
-      await ready;
-      return getJob(db, id);
-    },
+    get: (id) => records.get(id),
 
-    list: async (query) => {
-      await ready;
-      return listJobs(db, query);
-    },
+    list: (query) => records.list(query),
 
-    async cancel(id) {
-      await ready;
-      const job = await getJob(db, id);
-      if (!job) throw new NotFoundError(`No job ${JSON.stringify(id.length > 64 ? id.slice(0, 64) + "…" : id)}.`);
-      switch (job.status) {
-        case "esriJobSubmitted":
-        case "esriJobWaiting": {
-          // Taken by a worker meanwhile: it sees the status and leaves the job alone.
-          await queue.remove(id).catch((err: unknown) => log(`Removing job ${id} from the queue failed.`, err));
-          await updateStatus(db, id, "esriJobCancelling", { from: job.status });
-          return updateStatus(db, id, "esriJobCancelled", { from: "esriJobCancelling" });
-        }
-        case "esriJobExecuting": {
-          const cancelling = await updateStatus(db, id, "esriJobCancelling", { from: job.status });
-          // The worker running it ends it Cancelled (and a worker re-running it after a loss does too).
-          await requestStop(redis, "cancel", id);
-          return cancelling;
-        }
-        default:
-          return job;
-      }
-    },
+    cancel: (id) =>
+      records.cancel(id, {
+        // Taken by a worker meanwhile: it sees the status and leaves the job alone.
+        dequeue: (id) =>
+          queue.remove(id).then(
+            () => undefined,
+            (err: unknown) => log(`Removing job ${id} from the queue failed.`, err),
+          ),
+        // The worker running it ends it Cancelled (and a worker re-running it after a loss does too).
+        stop: (job) => requestStop(redis, "cancel", job.id),
+      }),
 
     /**
      * Every unfinished job has its place in the queue: waiting jobs, and jobs executing or
@@ -116,16 +79,9 @@ export function createQueueJobService(options: QueueJobServiceOptions): JobServi
      * queue has is a no-op (same id), so any node may do this at any time.
      */
     async recover() {
-      await ready;
+      await records.ready;
       const report: RecoveryReport = { queue: [], restarted: [], failed: [], cancelled: [], purged: [] };
-      const unfinished = await listJobsByStatus(db, [
-        "esriJobSubmitted",
-        "esriJobWaiting",
-        "esriJobExecuting",
-        "esriJobCancelling",
-        "esriJobDeleting",
-      ]);
-      for (const job of unfinished) {
+      for (const job of await listUnfinishedJobs(db)) {
         try {
           if (job.status === "esriJobDeleting") {
             await deleteJob(db, job.id);
@@ -140,14 +96,14 @@ export function createQueueJobService(options: QueueJobServiceOptions): JobServi
           log(`Recovering job ${job.id} failed.`, err);
         }
       }
-      await expire();
+      await records.expire();
       return report;
     },
 
     async close() {
       if (closed) return;
       closed = true;
-      clearInterval(retentionTimer);
+      records.close();
       await queue.close().catch((err: unknown) => log("Closing the job queue failed.", err));
       redis.disconnect();
     },
