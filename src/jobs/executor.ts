@@ -58,10 +58,17 @@ export interface JobServiceOptions {
   log?: (message: string, error?: unknown) => void;
 }
 
-/** What the service is doing right now. */
+/**
+ * What the service is doing right now: this process's queue and threads for the embedded
+ * service; the whole cluster's for the queued one (what its BullMQ job queue holds, and the
+ * worker processes taking from it).
+ */
 export interface JobServiceStats {
+  /** Jobs waiting for a worker (with a queue: also those waiting to be tried again). */
   queued: number;
+  /** Jobs running now. */
   running: number;
+  /** Job threads started (embedded), or `strata worker` processes connected (with a queue). */
   workers: number;
 }
 
@@ -84,7 +91,7 @@ export interface JobService {
   recover(): Promise<RecoveryReport>;
   /** Stop taking jobs, hand running jobs back to the queue (Waiting) and stop the workers. */
   close(): Promise<void>;
-  stats(): JobServiceStats;
+  stats(): Promise<JobServiceStats>;
 }
 
 /** What else a submit checks in the transaction that creates the job. */
@@ -336,7 +343,7 @@ export function createJobService(options: JobServiceOptions): JobService {
       return closing;
     },
 
-    stats: () => ({ queued: queue.length, running: runs.size, workers: pool.count() }),
+    stats: async () => ({ queued: queue.length, running: runs.size, workers: pool.count() }),
   };
 }
 

@@ -45,7 +45,7 @@ describe("job service", () => {
       // Each began only once the previous run had taken its 40 ms.
       assert.ok(byStart[i].started! >= byStart[i - 1].started! + 35, `job ${i} overlapped job ${i - 1}`);
     }
-    assert.equal(service.stats().workers, 1);
+    assert.equal((await service.stats()).workers, 1);
   });
 
   it("never runs more jobs at once than it has workers", async (t) => {
@@ -58,8 +58,8 @@ describe("job service", () => {
     while ((await statuses()).some((status) => status !== "esriJobSucceeded")) {
       const executing = (await service.list({ task: "sleep" })).jobs.filter((j) => j.status === "esriJobExecuting").length;
       most = Math.max(most, executing);
-      mostStats = Math.max(mostStats, service.stats().running);
-      assert.ok(service.stats().workers <= 2);
+      mostStats = Math.max(mostStats, (await service.stats()).running);
+      assert.ok((await service.stats()).workers <= 2);
       await sleepMs(3);
     }
     assert.equal(most, 2);
@@ -88,7 +88,7 @@ describe("job service", () => {
     // The worker stopped cleanly and is reused.
     const next = await service.submit("echo", "ana", {}, { ok: true });
     assert.deepEqual((await waitForStatus(service, next.id, "esriJobSucceeded")).results, { ok: true });
-    assert.equal(service.stats().workers, 1);
+    assert.equal((await service.stats()).workers, 1);
 
     // Finished jobs are answered as they are; unknown ones are 404s.
     assert.equal((await service.cancel(next.id)).status, "esriJobSucceeded");
@@ -124,7 +124,7 @@ describe("job service", () => {
 
     const next = await service.submit("echo", "ana", {}, { after: "stuck" });
     assert.deepEqual((await waitForStatus(service, next.id, "esriJobSucceeded")).results, { after: "stuck" });
-    assert.equal(service.stats().workers, 1);
+    assert.equal((await service.stats()).workers, 1);
   });
 
   it("times out a stuck job by terminating its worker", async (t) => {
@@ -160,7 +160,7 @@ describe("job service", () => {
 
     const next = await service.submit("echo", "ana", {}, { n: 2 });
     assert.deepEqual((await waitForStatus(service, next.id, "esriJobSucceeded")).results, { n: 2 });
-    assert.equal(service.stats().workers, 1);
+    assert.equal((await service.stats()).workers, 1);
   });
 
   it("publishes results through finalize, and fails and cleans up when it throws", async (t) => {
@@ -237,7 +237,7 @@ describe("job service", () => {
       cleanups.map((c) => [c.id, c.reason, c.reports]),
       [[running.id, "interrupted", { pendingDataset: "ds-5" }]],
     );
-    assert.deepEqual(service.stats(), { queued: 0, running: 0, workers: 0 });
+    assert.deepEqual(await service.stats(), { queued: 0, running: 0, workers: 0 });
     await assert.rejects(service.submit("echo", "ana", {}, {}), JobServiceClosedError);
 
     // The next server picks both up, in order.

@@ -108,6 +108,15 @@ export function createQueueJobService(options: QueueJobServiceOptions): JobServi
       redis.disconnect();
     },
 
-    stats: () => ({ queued: 0, running: 0, workers: 0 }),
+    async stats() {
+      const counts = await queue.getJobCounts("waiting", "prioritized", "delayed", "active");
+      // Each worker process names its connections after itself (host:pid); a process may hold several.
+      const workers = new Set((await queue.getWorkers()).map((client) => client.rawname ?? client.name));
+      return {
+        queued: counts.waiting + counts.prioritized + counts.delayed,
+        running: counts.active,
+        workers: workers.size,
+      };
+    },
   };
 }
