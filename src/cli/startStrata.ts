@@ -3,12 +3,11 @@
  * service with its worker threads, the web server; on first start, the admin and the sample
  * services. The composition root: the only place that knows every layer.
  */
-import { mkdir, readdir, rm } from "node:fs/promises";
+import { mkdir, readdir } from "node:fs/promises";
 import { createServer } from "node:net";
 import { basename, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
-import { InvalidInputError, StrataError } from "../cube/errors.js";
 import { buildServer } from "../http/app.js";
 import type { AppContext } from "../http/context.js";
 import { openCube } from "../io/open.js";
@@ -25,9 +24,11 @@ import { createWorkPool } from "../services/work/pool.js";
 import type { ServerUrls } from "../services/urls.js";
 import { createDataStoreRegistry } from "../store/dataStores.js";
 import { type MetadataDatabase, type MetadataDb, openMetadataDb } from "../store/metadataDb.js";
-import { type RasterStore, openRasterStore } from "../store/rasterStore.js";
+import { nodeName, openNodeScratch } from "../store/nodeScratch.js";
+import type { RasterStore } from "../store/rasterStore.js";
 import { TASKS } from "../tasks/registry.js";
 import { copyIntoStore } from "../tasks/subset.js";
+import { openConfiguredRasterStore } from "./rasterStoreFlag.js";
 import type { ServeConfig } from "./serveConfig.js";
 import { redactSecrets, redactValue } from "../http/logRedaction.js";
 
@@ -42,6 +43,8 @@ export interface RunningStrata {
   readonly jobs: JobService;
   readonly db: MetadataDatabase;
   readonly store: RasterStore;
+  /** This node's scratch directory (downloads and uploads being written), under `<data dir>/tmp`. */
+  readonly scratchDir: string;
   /** Graceful stop: no new requests, running jobs handed back to the queue. */
   close(): Promise<void>;
 }
@@ -75,18 +78,12 @@ export async function startStrata(requested: ServeConfig, options: { logger?: bo
 
 async function startOn(db: MetadataDatabase, config: ServeConfig, options: { logger?: boolean | object }): Promise<RunningStrata> {
   await migratePortal(db);
-  // With a queue, workers write pending datasets under the same data directory: no sweep at start.
-  const storeOptions = {
-    ...(config.rasterStore === undefined ? {} : { remote: config.rasterStore }),
-    ...(config.queue ? { sweep: false } : {}),
-  };
-  const store = await openRasterStore(config.dataDir, storeOptions).catch((e: unknown) => {
-    // A bucket that is missing, refused or out of reach: the flag and the reason, at start.
-    if (config.rasterStore === undefined || !(e instanceof StrataError)) throw e;
-    throw new InvalidInputError(`--raster-store ${config.rasterStore}: ${e.message}`, { parameter: "raster-store", cause: e });
-  });
-  // Downloads are written to scratch files first; a crash mid-download leaves them behind.
-  await rm(join(store.dataDir, "tmp"), { recursive: true, force: true });
+  // With a queue, workers write pending datasets under the same data directory: no sweep at
+  // start, and the directory's store is the cluster's (joined, not owned).
+  const store = await openConfiguredRasterStore(config, config.queue ? "join" : "own");
+  // Downloads and uploads are written to scratch files first; a crash leaves them behind. The
+  // data directory may be shared with other API nodes: only this node's are cleared at once.
+  const scratchDir = await openNodeScratch(store.dataDir, nodeName(config.port));
   const dataStores = createDataStoreRegistry([...config.dataStores]);
   const adminPassword = await ensureInitialAdmin(db);
   const publicPath = new URL(config.publicUrl).pathname.replace(/\/$/, "");
@@ -131,6 +128,7 @@ async function startOn(db: MetadataDatabase, config: ServeConfig, options: { log
     urls,
     db,
     store,
+    scratchDir,
     dataStores,
     datasets,
     images: imageCache(IMAGE_CACHE_BYTES),
@@ -155,6 +153,7 @@ async function startOn(db: MetadataDatabase, config: ServeConfig, options: { log
     jobs,
     db,
     store,
+    scratchDir,
     async close() {
       if (closed) return;
       closed = true;

@@ -13,8 +13,8 @@ import { describeRedisUrl } from "../jobs/queue/redisUrl.js";
 import { migratePortal } from "../portal/schema.js";
 import { jobOutputs } from "../services/jobOutputs.js";
 import { openMetadataDb } from "../store/metadataDb.js";
-import { openRasterStore } from "../store/rasterStore.js";
 import { type Command, parseCommandArgs } from "./command.js";
+import { openConfiguredRasterStore } from "./rasterStoreFlag.js";
 import { SERVE_OPTIONS, resolveServeConfig } from "./serveConfig.js";
 
 /** The serve options a worker shares with API nodes (the same values on every node). */
@@ -103,8 +103,9 @@ ${optionHelp}`,
     });
     try {
       await migratePortal(db);
-      // The API nodes own the store's sweep; this process only writes pending datasets and commits them.
-      const store = await openRasterStore(config.dataDir, { sweep: false, ...(config.rasterStore ? { remote: config.rasterStore } : {}) });
+      // Joined, not owned: the data directory's store must be the one this worker was started
+      // with (its job threads find it through rasters/store.json); the API nodes sweep.
+      const store = await openConfiguredRasterStore(config, "join");
       const urls = {
         base: config.publicUrl,
         hosting: config.hostingRole === "imageHosting" ? config.imageHostingUrl : config.rasterAnalysisUrl,

@@ -45,7 +45,7 @@ export async function buildServer(ctx: AppContext, options: { logger?: boolean |
   await server.register(cors, { origin: true, methods: ["GET", "POST", "OPTIONS"], credentials: true });
   await server.register(formbody);
   await server.register(multipart);
-  registerMultipartBodies(server, { scratchDir: join(ctx.store.dataDir, "tmp", "uploads"), fileLimit: (r) => uploadLimit(ctx, r) });
+  registerMultipartBodies(server, { scratchDir: join(ctx.scratchDir, "uploads"), fileLimit: (r) => uploadLimit(ctx, r) });
   server.setErrorHandler((error, request, reply) => {
     const status = (error as { statusCode?: number }).statusCode;
     // Framework errors (bad body, too large) become ArcGIS 400s, never a bare 5xx.

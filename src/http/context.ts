@@ -15,6 +15,8 @@ export interface AppContext {
   readonly urls: ServerUrls;
   readonly db: MetadataDb;
   readonly store: RasterStore;
+  /** This server's own scratch directory (store/nodeScratch.ts): downloads and uploads being written. */
+  readonly scratchDir: string;
   readonly dataStores: DataStoreRegistry;
   readonly datasets: DatasetCache;
   /** Rendered exportImage responses. */

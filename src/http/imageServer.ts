@@ -144,7 +144,7 @@ export function registerImageServer(app: FastifyInstance, ctx: AppContext): void
   resource(app, `${base}/download`, async (request, reply) => {
     const { name, dataset, path: source } = await openService(ctx, request);
     const selection = planDownload(dataset.cube, requestParams(request));
-    const scratch = join(ctx.store.dataDir, "tmp");
+    const scratch = ctx.scratchDir;
     await mkdir(scratch, { recursive: true });
     const target = join(scratch, `download-${randomUUID()}.nc`);
     let size: number;

@@ -11,12 +11,15 @@
  *
  * A data directory remembers which kind its server opened (`rasters/store.json`, no secrets
  * in it), so that the job and work threads attaching to it (`sweep: false`) write where the
- * server reads without being told.
+ * server reads without being told. In a cluster (API nodes with --queue, strata workers)
+ * every process joins the binding instead (`binding: "join"`): it writes the file when it is
+ * absent and refuses to start (StoreBindingError) when it names another store.
  */
 
-import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { link, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join, resolve as resolvePath } from "node:path";
-import { CorruptDataError, NotFoundError } from "../cube/errors.js";
+import { CorruptDataError, InvalidInputError, NotFoundError } from "../cube/errors.js";
+import { parseS3Url, s3Url } from "../io/s3Location.js";
 import { datasetIdTime, isDatasetId, newDatasetId } from "./datasetId.js";
 import { fsyncDir } from "./fsyncDir.js";
 import { type PendingDataset, pendingDataset } from "./pendingDataset.js";
@@ -84,6 +87,37 @@ export interface OpenOptions {
   readonly remote?: string;
   /** S3 only: how long an uncommitted prefix must have been idle before a sweep removes it (default 1 h). */
   readonly sweepGraceMs?: number;
+  /**
+   * What this opener does with `rasters/store.json`, the directory's record of where its
+   * rasters are:
+   * - "own" (the default when sweeping): the only server on the directory; it writes the
+   *   record (S3) or removes it (local), so a restart may switch stores.
+   * - "join": one process of several sharing the directory (an API node with a queue, a
+   *   strata worker); `remote` is what it was started with. It writes the record when there
+   *   is none and `remote` is set, and throws StoreBindingError when the record names another
+   *   store (or names one and `remote` is unset). S3's bucket is checked as "own" checks it.
+   * - "attach" (the default when not sweeping): a thread of a process that opened the store;
+   *   it reads the record (`remote` unset) and never writes it.
+   */
+  readonly binding?: "own" | "join" | "attach";
+}
+
+/**
+ * A process joining a data directory was started with another raster store than the one the
+ * directory is bound to. `bound` and `asked` are s3:// URLs, or undefined for local files.
+ */
+export class StoreBindingError extends InvalidInputError {
+  constructor(
+    readonly file: string,
+    readonly bound: string | undefined,
+    readonly asked: string | undefined,
+  ) {
+    super(
+      `the data directory's rasters are ${bound === undefined ? "local files" : `on ${bound}`} (${file}), ` +
+        `not ${asked === undefined ? "local files" : `on ${asked}`}`,
+      { parameter: "raster-store" },
+    );
+  }
 }
 
 /** The file that says where a data directory's rasters are: `{"url":"s3://..."}`, absent for local. */
@@ -106,19 +140,45 @@ const BINDING = "store.json";
 export async function openRasterStore(dataDir: string, options: OpenOptions = {}): Promise<RasterStore> {
   const absDataDir = resolvePath(dataDir);
   const binding = join(absDataDir, "rasters", BINDING);
-  const owner = options.sweep !== false;
-  const remote = options.remote ?? (owner ? undefined : await boundRemote(binding));
+  const sweep = options.sweep !== false;
+  const mode = options.binding ?? (sweep ? "own" : "attach");
+  const remote = mode === "attach" ? (options.remote ?? (await boundRemote(binding))) : options.remote;
+  // Refused before anything is touched: a joining process must not start on the wrong store.
+  if (mode === "join") await joinBinding(binding, remote === undefined ? undefined : s3Url(parseS3Url(remote)));
   if (remote !== undefined) {
     const { openS3RasterStore } = await import("./s3RasterStore.js");
     const store = await openS3RasterStore(absDataDir, remote, {
-      sweep: owner,
+      sweep,
+      check: mode !== "attach",
       ...(options.sweepGraceMs === undefined ? {} : { graceMs: options.sweepGraceMs }),
     });
-    if (owner) await writeFile(binding, JSON.stringify({ url: store.location }) + "\n");
+    if (mode === "own") await writeFile(binding, JSON.stringify({ url: store.location }) + "\n");
     return store;
   }
-  if (owner) await rm(binding, { force: true });
+  if (mode === "own") await rm(binding, { force: true });
   return openLocalRasterStore(absDataDir, options);
+}
+
+/**
+ * Bind the directory to `url` (undefined: local files) unless it is bound already, then check
+ * that it is bound to `url`. The record is made whole aside and linked into place, so two
+ * processes starting at once never read half of it and the second finds the first's.
+ */
+async function joinBinding(binding: string, url: string | undefined): Promise<void> {
+  if (url !== undefined) {
+    await mkdir(join(binding, ".."), { recursive: true });
+    const draft = `${binding}.${process.pid}.${Date.now()}`;
+    await writeFile(draft, JSON.stringify({ url }) + "\n");
+    try {
+      await link(draft, binding);
+    } catch (err) {
+      if (errnoCode(err) !== "EEXIST") throw err;
+    } finally {
+      await rm(draft, { force: true });
+    }
+  }
+  const bound = await boundRemote(binding);
+  if (bound !== url) throw new StoreBindingError(binding, bound, url);
 }
 
 async function boundRemote(binding: string): Promise<string | undefined> {

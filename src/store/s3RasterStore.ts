@@ -54,6 +54,8 @@ const METADATA = new Set(["zarr.json", ".zarray", ".zgroup", ".zattrs", ".zmetad
 export interface S3StoreOptions {
   /** Sweep at open and periodically (the server); false when attaching (a thread). */
   readonly sweep?: boolean;
+  /** Check at open that the bucket can be used (default: as `sweep`): a process starting, not a thread. */
+  readonly check?: boolean;
   readonly graceMs?: number;
 }
 
@@ -246,7 +248,7 @@ export async function openS3RasterStore(dataDir: string, url: string, options: S
     return { pending, trash: [] };
   };
 
-  if (options.sweep !== false) {
+  if (options.check ?? options.sweep !== false) {
     // Fail at start, with the reason for the operator, if the bucket cannot be used.
     try {
       await s3.send(new HeadBucketCommand({ Bucket: root.bucket }));

@@ -1022,7 +1022,7 @@ describe("fuzz", () => {
     const info = await fetch(`${server.url}/rest/info?f=json`);
     assert.equal(info.status, 200, "the server still answers rest/info");
     assert.ok((await info.json()).currentVersion, "rest/info answers its version");
-    const scratch = await readdir(join(server.dataDir, "tmp", "uploads")).catch(() => [] as string[]);
+    const scratch = await readdir(join(server.strata.scratchDir, "uploads")).catch(() => [] as string[]);
     assert.deepEqual(scratch, [], "no upload scratch file is left");
     const summary = [...outcomes].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ×${n}`);
     console.log(

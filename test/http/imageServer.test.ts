@@ -352,7 +352,7 @@ describe("download", () => {
       assert.equal(r.error?.code, 400, JSON.stringify(r));
       assert.match(r.error!.details.join(" "), new RegExp(parameter));
     }
-    const scratch = await readdir(join(server.dataDir, "tmp")).catch(() => []);
+    const scratch = await readdir(server.strata.scratchDir).catch(() => []);
     assert.deepEqual(scratch, []);
   });
 });

@@ -6,7 +6,7 @@
  * parts; threads attaching to the data directory find the same store.
  */
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -14,7 +14,7 @@ import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand } from "@aw
 import { NotFoundError } from "../../src/cube/errors.js";
 import { s3Client } from "../../src/io/s3Client.js";
 import { directorySize } from "../../src/store/diskUsage.js";
-import { newDatasetId, openRasterStore } from "../../src/store/rasterStore.js";
+import { StoreBindingError, newDatasetId, openRasterStore } from "../../src/store/rasterStore.js";
 import { type TestS3, startTestS3 } from "../helpers/s3Server.js";
 
 let s3: TestS3;
@@ -203,6 +203,45 @@ describe("S3 raster store", () => {
     assert.equal(local.location, join(dataDir, "rasters"));
     await assert.rejects(stat(join(dataDir, "rasters", "store.json")), { code: "ENOENT" });
     assert.equal((await openRasterStore(dataDir, { sweep: false })).location, join(dataDir, "rasters"));
+  });
+
+  it("lets cluster processes join the binding: the first writes it, the same store agrees, another is refused", async () => {
+    n++;
+    const dataDir = join(work, `d${n}`);
+    const url = `s3://rasters/strata/t${n}`;
+    const file = join(dataDir, "rasters", "store.json");
+    // Two processes starting at once on a fresh directory (no sweep: an API node with a queue, a worker).
+    const joined = await Promise.all([1, 2].map(() => openRasterStore(dataDir, { remote: `${url}/`, sweep: false, binding: "join" })));
+    assert.deepEqual(
+      joined.map((s) => s.location),
+      [url, url],
+    );
+    assert.deepEqual(JSON.parse(await readFile(file, "utf8")), { url });
+    assert.deepEqual((await readdir(join(dataDir, "rasters"))).sort(), [".pending", "store.json"], "no draft of the record is left");
+    // Their threads attach to it.
+    assert.equal((await openRasterStore(dataDir, { sweep: false })).location, url);
+    const other = openRasterStore(dataDir, { remote: "s3://rasters/elsewhere", sweep: false, binding: "join" });
+    await assert.rejects(other, (e: Error) => {
+      assert.ok(e instanceof StoreBindingError);
+      assert.equal(e.bound, url);
+      assert.equal(e.asked, "s3://rasters/elsewhere");
+      assert.match(e.message, /rasters are on s3:\/\/rasters\/strata\/t\d+ \(.*store\.json\), not on s3:\/\/rasters\/elsewhere/);
+      return true;
+    });
+    await assert.rejects(openRasterStore(dataDir, { sweep: false, binding: "join" }), /rasters are on s3:.*, not local files/);
+    // A joining process never unbinds: the record is as it was.
+    assert.deepEqual(JSON.parse(await readFile(file, "utf8")), { url });
+    // Local rasters leave no record: a process joining without --raster-store opens them.
+    const localDir = join(work, `d${n}-local`);
+    await (await openRasterStore(localDir)).close();
+    assert.equal((await openRasterStore(localDir, { sweep: false, binding: "join" })).location, join(localDir, "rasters"));
+  });
+
+  it("checks the bucket when a cluster process joins (not only when it sweeps)", async () => {
+    await assert.rejects(
+      openRasterStore(join(work, "nob-join"), { remote: "s3://no-such-bucket/x", sweep: false, binding: "join" }),
+      /bucket no-such-bucket does not exist/,
+    );
   });
 
   it("refuses a missing bucket and an unreachable endpoint at open, with the reason", async () => {
