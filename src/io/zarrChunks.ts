@@ -103,14 +103,8 @@ export async function openChunkWriter(arrayDir: string): Promise<ChunkWriter | u
         } finally {
           await file.close();
         }
-        copyOut(
-          target,
-          chunk,
-          block,
-          count,
-          from,
-          from.map((f, d) => Math.min(chunk[d], count[d] - f)),
-        );
+        const extent = from.map((f, d) => Math.min(chunk[d], count[d] - f));
+        eachRow(chunk, count, from, extent, (src, dst, row) => block.set(target.subarray(dst, dst + row) as never, src));
       }
       return block;
     },
@@ -134,7 +128,7 @@ export async function openChunkWriter(arrayDir: string): Promise<ChunkWriter | u
         const buffer = await encoder.buffer(chunkBytes);
         const target = new Chunk(buffer, 0, values);
         if (extent.some((e, d) => e < chunk[d])) target.fill(fill);
-        copyInto(target, chunk, slab.data, count, from, extent);
+        eachRow(chunk, count, from, extent, (src, dst, row) => target.set(slab.data.subarray(src, src + row) as never, dst));
         const write = encoder.write(file, buffer, chunkBytes, level).catch((e: Error) => {
           failure ??= e;
         });
@@ -161,31 +155,11 @@ function chunkDirectory(keys: ArrayMetadata["chunk_key_encoding"]): string[] | u
   return undefined;
 }
 
-/** Copy the block's region at `from` of `extent` into the chunk buffer (both C order), row by row. */
-function copyInto(
-  chunk: TypedArray,
-  chunkShape: readonly number[],
-  block: TypedArray,
-  blockShape: readonly number[],
-  from: readonly number[],
-  extent: readonly number[],
-): void {
-  eachRow(chunkShape, blockShape, from, extent, (src, dst, row) => chunk.set(block.subarray(src, src + row) as never, dst));
-}
-
-/** copyInto's inverse: the chunk's first `extent` back into the block's region at `from`. */
-function copyOut(
-  chunk: TypedArray,
-  chunkShape: readonly number[],
-  block: TypedArray,
-  blockShape: readonly number[],
-  from: readonly number[],
-  extent: readonly number[],
-): void {
-  eachRow(chunkShape, blockShape, from, extent, (src, dst, row) => block.set(chunk.subarray(dst, dst + row) as never, src));
-}
-
-/** Each row of a region: its offset in the block, in the chunk, and its length. */
+/**
+ * Each row of the block's region at `from` of `extent`, with its offset in the block, its
+ * offset in the chunk (both C order) and its length: to copy the region into a chunk buffer,
+ * or back out of one.
+ */
 function eachRow(
   chunkShape: readonly number[],
   blockShape: readonly number[],
