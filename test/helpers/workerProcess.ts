@@ -18,11 +18,19 @@ export interface WorkerProcess {
 const STRATA = fileURLToPath(new URL("../../bin/strata.js", import.meta.url));
 
 /**
+ * `launcher` runs the worker through another command (e.g. ["taskset", "-c", "1"] to keep it
+ * on one core, as a machine of its own would be).
  * @example
  * const worker = await startWorkerProcess(dataDir, ["--workers", "1"], { STRATA_QUEUE: redis.url, STRATA_METADATA: url });
  */
-export async function startWorkerProcess(dataDir: string, flags: string[] = [], env: Record<string, string> = {}): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [STRATA, "worker", "--data-dir", dataDir, ...flags], {
+export async function startWorkerProcess(
+  dataDir: string,
+  flags: string[] = [],
+  env: Record<string, string> = {},
+  launcher: readonly string[] = [],
+): Promise<WorkerProcess> {
+  const [command, ...prefix] = [...launcher, process.execPath];
+  const child = spawn(command, [...prefix, STRATA, "worker", "--data-dir", dataDir, ...flags], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...env },
   });
