@@ -207,16 +207,7 @@ async function openLocalRasterStore(absDataDir: string, options: OpenOptions): P
   };
 
   const sweepPending = async (sweepOptions: SweepOptions = {}): Promise<SweepReport> => {
-    const olderThanMs = sweepOptions.olderThanMs ?? 0;
-    const now = Date.now();
-    const pending: string[] = [];
-    for (const name of await listNames(pendingDir)) {
-      const began = datasetIdTime(name);
-      // Names we did not make are junk whatever their age.
-      if (began !== undefined && now - began < olderThanMs) continue;
-      await rm(join(pendingDir, name), { recursive: true, force: true });
-      pending.push(name);
-    }
+    const pending = await sweepLocalPending(pendingDir, sweepOptions.olderThanMs ?? 0);
     const trash: string[] = [];
     for (const name of await listNames(trashDir)) {
       await rm(join(trashDir, name), { recursive: true, force: true });
@@ -305,6 +296,23 @@ async function renameIntoPlace(id: string, path: string, finalPath: string, root
   }
   await fsyncDir(root);
   return finalPath;
+}
+
+/**
+ * Remove the local pending datasets under `pendingDir` begun at least `olderThanMs` ago (by
+ * the time in their id; names we did not make are junk whatever their age); their names.
+ * Every store writes datasets locally first, so every store's sweep starts here.
+ */
+export async function sweepLocalPending(pendingDir: string, olderThanMs: number): Promise<string[]> {
+  const now = Date.now();
+  const pending: string[] = [];
+  for (const name of await listNames(pendingDir)) {
+    const began = datasetIdTime(name);
+    if (began !== undefined && now - began < olderThanMs) continue;
+    await rm(join(pendingDir, name), { recursive: true, force: true });
+    pending.push(name);
+  }
+  return pending;
 }
 
 export async function listNames(dir: string): Promise<string[]> {

@@ -33,9 +33,9 @@ import { InvalidInputError, NotFoundError } from "../cube/errors.js";
 import { S3AccessError, describeS3Error, isS3NotFound, s3Client, s3Reason } from "../io/s3Client.js";
 import { type S3Location, childKey, parseS3Url, s3Url } from "../io/s3Location.js";
 import { listS3Objects } from "../io/s3Store.js";
-import { datasetIdTime, isDatasetId, newDatasetId } from "./datasetId.js";
+import { isDatasetId, newDatasetId } from "./datasetId.js";
 import { pendingDataset } from "./pendingDataset.js";
-import { type RasterStore, type SweepOptions, type SweepReport, describeId, listNames } from "./rasterStore.js";
+import { type RasterStore, type SweepOptions, type SweepReport, describeId, sweepLocalPending } from "./rasterStore.js";
 
 /** Uncommitted prefixes idle this long are taken for a dead writer's. */
 export const DEFAULT_SWEEP_GRACE_MS = 60 * 60 * 1000;
@@ -227,13 +227,7 @@ export async function openS3RasterStore(dataDir: string, url: string, options: S
   const sweepPending = async (sweepOptions: SweepOptions = {}): Promise<SweepReport> => {
     const olderThanMs = sweepOptions.olderThanMs ?? 0;
     const now = Date.now();
-    const pending: string[] = [];
-    for (const name of await listNames(pendingDir)) {
-      const began = datasetIdTime(name);
-      if (began !== undefined && now - began < olderThanMs) continue;
-      await rm(join(pendingDir, name), { recursive: true, force: true });
-      pending.push(name);
-    }
+    const pending = await sweepLocalPending(pendingDir, olderThanMs);
     const committed = new Set(await list());
     for (const id of await prefixes()) {
       if (committed.has(id)) continue;
