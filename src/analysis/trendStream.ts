@@ -86,12 +86,6 @@ export class TrendSums {
     this.missing = new Float64Array((pixels * p * (p + 1)) / 2);
   }
 
-  /** Add one slice with basis row φ (p values): values[offset .. offset + pixels). */
-  add(values: TypedArray, offset: number, phi: Float64Array, nodata: number): void {
-    if (this.p === 2) this.addLine(values, offset, 0, this.pixels, phi[0], phi[1], nodata);
-    else this.addBasis(values, offset, phi, nodata);
-  }
-
   /**
    * Add `slices` slices (slice-major, `pixels` each) whose basis rows are phi[0 .. slices·p).
    * For p = 2 the pixels go in blocks that keep their sums in the core's cache across the
@@ -110,7 +104,11 @@ export class TrendSums {
     }
   }
 
-  /** add() for p = 2 (LINEAR, the common case), its basis row in two locals: a third of the general loop's time. */
+  /**
+   * One slice's pixels [from, to) for p = 2 (LINEAR, the common case), its basis row in two
+   * locals: a third of addBasis's time. The per-value bookkeeping is written out in both
+   * loops so each stays one tight loop with no call in it.
+   */
   private addLine(values: TypedArray, offset: number, from: number, to: number, f0: number, f1: number, nodata: number): void {
     const { count, bad, ymin, ymax, sumY, shift, syy, xty, missing } = this;
     for (let i = from; i < to; i++) {
@@ -135,6 +133,7 @@ export class TrendSums {
     }
   }
 
+  /** One slice with basis row φ (p values): values[offset .. offset + pixels). */
   private addBasis(values: TypedArray, offset: number, phi: Float64Array, nodata: number): void {
     const { p, count, bad, ymin, ymax, sumY, shift, syy, xty, missing } = this;
     const q = (p * (p + 1)) / 2;
