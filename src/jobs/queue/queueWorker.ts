@@ -5,34 +5,24 @@
  */
 import { hostname } from "node:os";
 import { Queue, Worker } from "bullmq";
-import type { Redis } from "ioredis";
 import { migrateJobs } from "../jobStore.js";
 import type { RasterStore } from "../../store/rasterStore.js";
-import type { MetadataDatabase } from "../../store/metadataDb.js";
-import type { Cleanup } from "../recovery.js";
-import type { JobRecord, JsonObject } from "../types.js";
-import { createParentRunner } from "./parentRunner.js";
+import { type ParentRunnerOptions, createParentRunner } from "./parentRunner.js";
 import { JOB_QUEUE, LOCK_MS, MAX_STALLED, type ParentData, SHARD_QUEUE, STALLED_CHECK_MS, type ShardData, queueOptions } from "./queues.js";
 import { createShardRunner } from "./shardRunner.js";
 import { createStopWatch } from "./stopWatch.js";
 
-export interface QueueWorkerOptions {
-  db: MetadataDatabase;
+/** What the parent runner takes (the worker makes its stop watch and shard queue), and the worker's own. */
+export type QueueWorkerOptions = Pick<
+  ParentRunnerOptions,
+  "db" | "redis" | "workerModule" | "shardsPerJob" | "timeLimitMs" | "finalize" | "cleanup" | "log"
+> & {
   store: RasterStore;
-  /** A connection made by connectRedis; closed by close(). */
-  redis: Redis;
-  workerModule: URL;
   /** Parent runs at once. */
   jobs: number;
   /** Shards at once (each on a thread). */
   threads: number;
-  /** Shards each pass of a job run here splits into. */
-  shardsPerJob: number;
-  timeLimitMs: number;
-  finalize(job: JobRecord, output: unknown): Promise<JsonObject>;
-  cleanup: Cleanup;
-  log(message: string, error?: unknown): void;
-}
+};
 
 export interface QueueWorker {
   /** Stop taking work, stop what runs (its jobs go back to the queue), disconnect. */
@@ -55,18 +45,12 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   const stops = createStopWatch(redis, log);
   const shardQueue = new Queue<ShardData>(SHARD_QUEUE, queueOptions(redis));
   shardQueue.on("error", (err) => log("The shard queue reported an error.", err));
+  const { db, workerModule, shardsPerJob, timeLimitMs, finalize, cleanup } = options;
   const parents = createParentRunner({
-    db: options.db,
-    redis,
+    ...{ db, redis, workerModule, shardsPerJob, timeLimitMs, finalize, cleanup, log },
     stops,
     shards: shardQueue,
-    workerModule: options.workerModule,
     concurrency: options.jobs,
-    shardsPerJob: options.shardsPerJob,
-    timeLimitMs: options.timeLimitMs,
-    finalize: options.finalize,
-    cleanup: options.cleanup,
-    log,
   });
   const shards = createShardRunner(stops, options.workerModule);
   // The name is what the queue records as the runner of each job ("processedBy"): machine and process.
