@@ -16,6 +16,7 @@
  * // { score: 4, variance: 8.666..., z: 1.019, pValue: 0.308, sensSlope: 1.1666... }
  * ```
  */
+import { type InversionSorter, inversionSorter } from "./inversionSort.js";
 import { normalTwoSidedP } from "./statDistributions.js";
 
 export interface KendallResult {
@@ -41,6 +42,7 @@ export interface KendallScratch {
   readonly keyTmp: Float64Array;
   readonly order: Int32Array;
   readonly orderTmp: Int32Array;
+  readonly sorter: InversionSorter;
   /** Seasons of two values or more: [from, to) in x/y. */
   readonly segFrom: Int32Array;
   readonly segTo: Int32Array;
@@ -60,6 +62,8 @@ interface LongSeriesState {
   /** Every slope below the last lower cut is ≤ this; every slope above the last upper cut is ≥ upperBound. */
   lowerBound: number;
   upperBound: number;
+  /** Every slope above the last lower cut is ≥ this (the bound when it is a bracket's upper end). */
+  aboveLowerCut: number;
   /** Slopes between the two cuts (grown only for heavy ties). */
   candidates: Float64Array;
   /** Slopes found by selectSlopes. */
@@ -89,6 +93,7 @@ export function kendallScratch(n: number): KendallScratch {
     keyTmp: new Float64Array(n),
     order: new Int32Array(n),
     orderTmp: new Int32Array(n),
+    sorter: inversionSorter(n),
     segFrom: new Int32Array(n),
     segTo: new Int32Array(n),
     whole: new Int32Array(2),
@@ -101,6 +106,7 @@ export function kendallScratch(n: number): KendallScratch {
       equalXYPairs: 0,
       lowerBound: 0,
       upperBound: 0,
+      aboveLowerCut: 0,
       lowerSlope: 0,
       upperSlope: 0,
       candidates: new Float64Array(pairs > DIRECT_PAIRS ? CANDIDATES : 0),
@@ -245,8 +251,9 @@ function pairByPairKendall(
  * outside what the slope selection's rounding-error bounds cover (non-finite values, x out of
  * order, extreme magnitudes), left to pairByPairKendall.
  *
- * S = pairs − tied pairs − 2·(pairs in decreasing order), the last counted by a merge sort
- * (Knight's algorithm), which also sorts the values for Var(S).
+ * S = pairs − tied pairs − 2·(pairs in decreasing order), the last counted by a sort that
+ * counts inversions (inversionSort.ts; Knight's algorithm), which also sorts the values for
+ * Var(S).
  */
 function longSeriesKendall(
   x: ArrayLike<number>,
@@ -255,7 +262,7 @@ function longSeriesKendall(
   seasons: number,
   scratch: KendallScratch,
 ): KendallResult | null {
-  const { x: xs, y: ys, key, keyTmp, order, orderTmp, segFrom, segTo, state } = scratch;
+  const { x: xs, y: ys, key, order, segFrom, segTo, state } = scratch;
   const base = starts[0];
   let segments = 0;
   let maxAbsY = 0;
@@ -299,7 +306,7 @@ function longSeriesKendall(
       key[i] = ys[i];
       order[i] = i;
     }
-    const down = sortCounting(key, order, keyTmp, orderTmp, from, to, true);
+    const down = scratch.sorter.sort(key, order, from, to, true);
     let ties = 0;
     let run = 1;
     for (let i = from + 1; i <= to; i++) {
@@ -331,7 +338,7 @@ function longSeriesKendall(
  * Sen's slope of the series in scratch (x, y and segments set by longSeriesKendall) without
  * listing its pairs. Slopes are located by cuts: for a slope t, the pairs i < j of a season
  * with (y_j − y_i)/(x_j − x_i) < t are those whose key y − t·x decreases from i to j, so a
- * merge sort by key counts them in O(n log n); the pairs between two nearby cuts are those
+ * sort by key counts them in O(n log n); the pairs between two nearby cuts are those
  * whose order differs between them, listed by an insertion sort from one order to the other
  * in O(n + their number). selectSlopes picks the cuts from a random sample of slopes.
  *
@@ -409,7 +416,9 @@ function senSlope(scratch: KendallScratch, equalXRuns: boolean, decreasing: numb
  * both < 0 (side −1) or both > 0 (side 1); regionSize slopes lie on that side, above the
  * `before` smaller ones. A random sample of the side's slopes places a first cut near the
  * ranks; its exact count then says how far off it is, and the sample around that point gives
- * the bracket, whose slopes are listed.
+ * the bracket's far end. The slopes between the first cut and that end are listed from the
+ * first cut's order, upwards or downwards, so one sort serves both (a second cut only when the
+ * two middle ranks lie on both sides of the first).
  */
 function selectSlopes(scratch: KendallScratch, low: number, high: number, side: number, regionSize: number, before: number): void {
   const { state } = scratch;
@@ -430,16 +439,30 @@ function selectSlopes(scratch: KendallScratch, low: number, high: number, side: 
   const pivot = size > 0 ? selectValue(sample, 0, size, pivotIndex) : 0;
   // Sample positions some standard deviations beyond an expected offset.
   const reach = (offset: number, spread: number) => spread * (Math.sqrt(Math.abs(offset) * (1 - Math.min(1, Math.abs(offset) / size))) + 1);
+  // The cut at the pivot is made once; the bracket is then listed from its order, up or down.
+  const anchor = lowerCut(scratch, pivot, side);
+  const anchorLower = state.lowerBound;
+  const anchorUpper = state.aboveLowerCut;
+  const straddles = anchor > low && high >= anchor;
   for (; spread <= 48; spread *= 2) {
-    let below = lowerCut(scratch, pivot, side);
-    const lowOffset = (low - below) * toSample;
-    const highOffset = (high + 1 - below) * toSample;
-    const hi = Math.min(firstHi, at(Math.ceil(pivotIndex + highOffset + reach(highOffset, spread)), firstHi));
-    if (below > low) {
-      const lo = Math.max(firstLo, at(Math.floor(pivotIndex + lowOffset - reach(lowOffset, spread)), firstLo));
-      below = lowerCut(scratch, lo, side);
+    const lowOffset = (low - anchor) * toSample;
+    const highOffset = (high + 1 - anchor) * toSample;
+    const lo = () => Math.max(firstLo, at(Math.floor(pivotIndex + lowOffset - reach(lowOffset, spread)), firstLo));
+    const hi = () => Math.min(firstHi, at(Math.ceil(pivotIndex + highOffset + reach(highOffset, spread)), firstHi));
+    let below = anchor;
+    let inside: number;
+    if (straddles) {
+      // The two middle ranks lie on both sides of the pivot (rare): cut at both ends.
+      below = lowerCut(scratch, lo(), side);
+      inside = upperCut(scratch, hi(), side);
+    } else if (anchor <= low) {
+      state.lowerBound = anchorLower;
+      inside = upperCut(scratch, hi(), side);
+    } else {
+      state.upperBound = anchorUpper;
+      inside = downCut(scratch, lo(), side);
+      below = anchor - inside;
     }
-    const inside = upperCut(scratch, hi, side);
     if (below <= low && high < below + inside && pickRanks(state.candidates, inside, low - below, high - below, state)) return;
   }
   // The sample kept missing (heavy ties): list every slope on this side of 0.
@@ -461,7 +484,9 @@ function drawSlopes(scratch: KendallScratch, side: number): Float64Array {
     cumulative[s] = total;
   }
   let count = 0;
-  for (let tries = 0; count < sample.length && tries < 16 * sample.length; tries++) {
+  let random = state.random;
+  const capacity = sample.length - 1; // one spare slot: every slope is stored, then kept or not
+  for (let tries = 0; count < capacity && tries < 16 * capacity; tries++) {
     let s = 0;
     if (segments > 1) {
       const r = uniform(state) * total;
@@ -476,16 +501,30 @@ function drawSlopes(scratch: KendallScratch, side: number): Float64Array {
     }
     const from = segFrom[s];
     const size = segTo[s] - from;
-    const u = from + Math.floor(uniform(state) * size);
-    const v = from + Math.floor(uniform(state) * size);
-    if (u === v) continue;
-    const i = Math.min(u, v);
-    const j = Math.max(u, v);
-    const dx = xs[j] - xs[i];
-    if (dx === 0) continue;
-    const slope = (ys[j] - ys[i]) / dx;
-    if (side < 0 ? slope < 0 : slope > 0) sample[count++] = slope;
+    // xorshift32 inline; one draw gives both ends of a season of up to 2^16 values.
+    random ^= random << 13;
+    random ^= random >>> 17;
+    random ^= random << 5;
+    let u: number;
+    let v: number;
+    if (size <= 0x10000) {
+      u = from + (((random & 0xffff) * size) >>> 16);
+      v = from + (((random >>> 16) * size) >>> 16);
+    } else {
+      u = from + Math.floor(((random >>> 0) / 4294967296) * size);
+      random ^= random << 13;
+      random ^= random >>> 17;
+      random ^= random << 5;
+      v = from + Math.floor(((random >>> 0) / 4294967296) * size);
+    }
+    // The slope reads the same from either end. Stored, then kept or not (u = v and equal x
+    // have none).
+    const dx = xs[v] - xs[u];
+    const slope = (ys[v] - ys[u]) / dx;
+    sample[count] = slope;
+    count += dx !== 0 && (side < 0 ? slope < 0 : slope > 0) ? 1 : 0;
   }
+  state.random = random;
   return sample.subarray(0, count);
 }
 
@@ -527,20 +566,24 @@ function cutMargin(state: LongSeriesState, t: number): number {
 /**
  * Cut below the bracket end lo: sorts each season by its key (into scratch.order) and returns
  * how many pairs it puts below, all of slope ≤ state.lowerBound. −∞ puts none; on side 1 a
- * cut at or under 0 is made exactly at 0, putting there every slope ≤ 0.
+ * cut at or under 0 is made exactly at 0, putting there every slope ≤ 0. The pairs it puts
+ * above have slopes ≥ state.aboveLowerCut.
  */
 function lowerCut(scratch: KendallScratch, lo: number, side: number): number {
   const { state } = scratch;
   if (lo === -Infinity) {
     state.lowerBound = -Infinity;
+    state.aboveLowerCut = -Infinity;
     return sortByCut(scratch, -Infinity, true);
   }
   const t = lo - cutMargin(state, lo);
   if (side > 0 && t <= 0) {
     state.lowerBound = 0;
+    state.aboveLowerCut = 0;
     return sortByCut(scratch, 0, false) - state.equalXYPairs;
   }
   state.lowerBound = lo;
+  state.aboveLowerCut = t - cutMargin(state, t);
   return sortByCut(scratch, t, true);
 }
 
@@ -559,6 +602,30 @@ function upperCut(scratch: KendallScratch, hi: number, side: number): number {
     t = 0;
     state.upperBound = 0;
   }
+  return listCandidates(scratch, t);
+}
+
+/**
+ * Cut below the bracket end lo, for the seasons sorted by lowerCut at a cut above it: returns
+ * how many pairs lie between the two cuts and puts their slopes in state.candidates; the pairs
+ * below have slopes ≤ state.lowerBound. On side 1 a cut at or under 0 is made exactly at 0,
+ * putting below every slope ≤ 0.
+ */
+function downCut(scratch: KendallScratch, lo: number, side: number): number {
+  const { state } = scratch;
+  let t = lo - cutMargin(state, lo);
+  state.lowerBound = lo;
+  if (lo === -Infinity) t = -Infinity;
+  else if (side > 0 && t <= 0) {
+    t = 0;
+    state.lowerBound = 0;
+  }
+  return listCandidates(scratch, t);
+}
+
+/** listCrossings into state.candidates, grown when they do not hold them all. */
+function listCandidates(scratch: KendallScratch, t: number): number {
+  const { state } = scratch;
   const count = listCrossings(scratch, t);
   if (count <= state.candidates.length) return count;
   state.candidates = new Float64Array(count); // heavy ties only: list them again, all held
@@ -576,7 +643,7 @@ function cutKey(x: number, y: number, t: number): number {
  * increase.
  */
 function sortByCut(scratch: KendallScratch, t: number, strict: boolean): number {
-  const { x: xs, y: ys, key, keyTmp, order, orderTmp, segFrom, segTo, state } = scratch;
+  const { x: xs, y: ys, key, order, segFrom, segTo, state } = scratch;
   let count = 0;
   for (let s = 0; s < state.segments; s++) {
     const from = segFrom[s];
@@ -585,83 +652,7 @@ function sortByCut(scratch: KendallScratch, t: number, strict: boolean): number 
       key[i] = cutKey(xs[i], ys[i], t);
       order[i] = i;
     }
-    if (t !== -Infinity) count += sortCounting(key, order, keyTmp, orderTmp, from, to, strict);
-  }
-  return count;
-}
-
-/**
- * Bottom-up merge sort of order[from..to) by key[from..to) (moved along), returning how many
- * pairs it reverses: later with a smaller key (strict) or a smaller or equal one.
- */
-function sortCounting(
-  key: Float64Array,
-  order: Int32Array,
-  keyTmp: Float64Array,
-  orderTmp: Int32Array,
-  from: number,
-  to: number,
-  strict: boolean,
-): number {
-  let count = 0;
-  let srcKey = key;
-  let srcOrder = order;
-  let dstKey = keyTmp;
-  let dstOrder = orderTmp;
-  for (let width = 1; width < to - from; width *= 2) {
-    for (let lo = from; lo < to; lo += 2 * width) {
-      const mid = Math.min(lo + width, to);
-      const hi = Math.min(lo + 2 * width, to);
-      let i = lo;
-      let j = mid;
-      let k = lo;
-      // Ties go left first when strict, right first otherwise.
-      if (strict) {
-        while (i < mid && j < hi) {
-          const left = srcKey[i];
-          const right = srcKey[j];
-          if (left <= right) {
-            dstKey[k] = left;
-            dstOrder[k++] = srcOrder[i++];
-          } else {
-            count += mid - i;
-            dstKey[k] = right;
-            dstOrder[k++] = srcOrder[j++];
-          }
-        }
-      } else {
-        while (i < mid && j < hi) {
-          const left = srcKey[i];
-          const right = srcKey[j];
-          if (left < right) {
-            dstKey[k] = left;
-            dstOrder[k++] = srcOrder[i++];
-          } else {
-            count += mid - i;
-            dstKey[k] = right;
-            dstOrder[k++] = srcOrder[j++];
-          }
-        }
-      }
-      while (i < mid) {
-        dstKey[k] = srcKey[i];
-        dstOrder[k++] = srcOrder[i++];
-      }
-      while (j < hi) {
-        dstKey[k] = srcKey[j];
-        dstOrder[k++] = srcOrder[j++];
-      }
-    }
-    const keys = srcKey;
-    srcKey = dstKey;
-    dstKey = keys;
-    const orders = srcOrder;
-    srcOrder = dstOrder;
-    dstOrder = orders;
-  }
-  if (srcKey !== key) {
-    key.set(srcKey.subarray(from, to), from);
-    order.set(srcOrder.subarray(from, to), from);
+    if (t !== -Infinity) count += scratch.sorter.sort(key, order, from, to, strict);
   }
   return count;
 }
