@@ -33,7 +33,7 @@ export interface KendallResult {
 /** Reusable work buffers for series of up to n values. */
 export interface KendallScratch {
   readonly sorted: Float64Array;
-  /** All pair slopes of a short series; on a long one, a random sample of them. */
+  /** All pair slopes of a short series. */
   readonly slopes: Float64Array;
   /** The series being tested, equal-x runs sorted by y (see senSlope). */
   readonly x: Float64Array;
@@ -47,12 +47,11 @@ export interface KendallScratch {
   readonly segFrom: Int32Array;
   readonly segTo: Int32Array;
   readonly whole: Int32Array;
-  /** Mutable state of the long-series path: PRNG, segment count, sizes, bounds of the last cuts. */
+  /** Mutable state of the long-series path: segment count, sizes, the last cuts. */
   readonly state: LongSeriesState;
 }
 
 interface LongSeriesState {
-  random: number;
   segments: number;
   maxAbsY: number;
   maxAbsX: number;
@@ -64,6 +63,14 @@ interface LongSeriesState {
   upperBound: number;
   /** Every slope above the last lower cut is ≥ this (the bound when it is a bracket's upper end). */
   aboveLowerCut: number;
+  /** The cut scratch.order is sorted at (NaN: none, or not one insertion can start from). */
+  orderCut: number;
+  /** Pairs that order puts below its cut. */
+  orderBelow: number;
+  /** Pairs per unit of slope around the last pivot (sizes the next bracket). */
+  density: number;
+  /** The series' least-squares slope (pooled within seasons): the first cut. */
+  pivot: number;
   /** Slopes between the two cuts (grown only for heavy ties). */
   candidates: Float64Array;
   /** Slopes found by selectSlopes. */
@@ -76,17 +83,21 @@ export const MIN_KENDALL_VALUES = 4;
 
 /** Up to this many pairs, S and the slopes are computed pair by pair (faster than sorting there). */
 const DIRECT_PAIRS = 2048;
-/** Slopes the long-series path holds at once (sample size, largest candidate set). */
-const SAMPLE = 2048;
 /** Candidates held at first (the bracket around the median usually holds a few thousand). */
 const CANDIDATES = 16384;
+/** Pairs a bracket holds beyond those it must (its density is a guess). */
+const BRACKET_SLACK = 64;
+/** Insertion moves a point, past which a cut is sorted from scratch (see insertToCut). */
+const MOVES_PER_POINT = 24;
+/** Brackets tried before every slope on the median's side of 0 is listed. */
+const BRACKET_ATTEMPTS = 8;
 const UNIT_ROUNDOFF = 2 ** -53;
 
 export function kendallScratch(n: number): KendallScratch {
   const pairs = Math.max(1, (n * (n - 1)) / 2);
   return {
     sorted: new Float64Array(n),
-    slopes: new Float64Array(Math.min(pairs, Math.max(DIRECT_PAIRS, SAMPLE))),
+    slopes: new Float64Array(Math.min(pairs, DIRECT_PAIRS)),
     x: new Float64Array(n),
     y: new Float64Array(n),
     key: new Float64Array(n),
@@ -98,7 +109,6 @@ export function kendallScratch(n: number): KendallScratch {
     segTo: new Int32Array(n),
     whole: new Int32Array(2),
     state: {
-      random: 0x2545f491,
       segments: 0,
       maxAbsY: 0,
       maxAbsX: 0,
@@ -107,6 +117,10 @@ export function kendallScratch(n: number): KendallScratch {
       lowerBound: 0,
       upperBound: 0,
       aboveLowerCut: 0,
+      orderCut: NaN,
+      orderBelow: 0,
+      density: NaN,
+      pivot: 0,
       lowerSlope: 0,
       upperSlope: 0,
       candidates: new Float64Array(pairs > DIRECT_PAIRS ? CANDIDATES : 0),
@@ -299,12 +313,24 @@ function longSeriesKendall(
   let decreasing = 0;
   let tiedPairs = 0;
   let minGapY = Infinity;
+  let sxx = 0;
+  let sxy = 0;
   for (let s = 0; s < segments; s++) {
     const from = segFrom[s];
     const to = segTo[s];
+    let mx = 0;
+    let my = 0;
     for (let i = from; i < to; i++) {
       key[i] = ys[i];
       order[i] = i;
+      mx += xs[i];
+      my += ys[i];
+    }
+    mx /= to - from;
+    my /= to - from;
+    for (let i = from; i < to; i++) {
+      sxx += (xs[i] - mx) * (xs[i] - mx);
+      sxy += (xs[i] - mx) * (ys[i] - my);
     }
     const down = scratch.sorter.sort(key, order, from, to, true);
     let ties = 0;
@@ -331,6 +357,9 @@ function longSeriesKendall(
   state.maxAbsY = maxAbsY;
   state.maxAbsX = maxAbsX;
   state.minStepX = minStepX;
+  state.orderCut = 0; // scratch.order is the y order: the exact cut at 0, ties in x order
+  state.orderBelow = decreasing;
+  state.pivot = sxx > 0 && Number.isFinite(sxy / sxx) ? sxy / sxx : 0;
   return result(score, variance, minStepX === Infinity ? NaN : senSlope(scratch, equalXRuns, decreasing, tiedPairs));
 }
 
@@ -379,7 +408,8 @@ function senSlope(scratch: KendallScratch, equalXRuns: boolean, decreasing: numb
   }
   pairs -= equalXPairs;
   state.equalXYPairs = equalXYPairs;
-  // Slopes < 0 and ≤ 0, counted exactly (y order alone).
+  // Slopes < 0 and ≤ 0, counted exactly (y order alone; sorted again once equal-x runs moved y).
+  if (equalXRuns) state.orderCut = NaN;
   const negative = equalXRuns ? sortByCut(scratch, 0, true) : decreasing;
   const nonPositive = negative + tiedPairs - equalXYPairs;
 
@@ -388,23 +418,21 @@ function senSlope(scratch: KendallScratch, equalXRuns: boolean, decreasing: numb
   const sideOf = (rank: number) => (rank < negative ? -1 : rank < nonPositive ? 0 : 1);
   const lowSide = sideOf(low);
   const highSide = sideOf(high);
-  const regionSize = (side: number) => (side < 0 ? negative : pairs - nonPositive);
-  const before = (side: number) => (side < 0 ? 0 : nonPositive);
   let lower = 0;
   let upper = 0;
   if (lowSide === highSide) {
     if (lowSide !== 0) {
-      selectSlopes(scratch, low, high, lowSide, regionSize(lowSide), before(lowSide));
+      selectSlopes(scratch, low, high, lowSide);
       lower = state.lowerSlope;
       upper = state.upperSlope;
     }
   } else {
     if (lowSide !== 0) {
-      selectSlopes(scratch, low, low, lowSide, regionSize(lowSide), before(lowSide));
+      selectSlopes(scratch, low, low, lowSide);
       lower = state.lowerSlope;
     }
     if (highSide !== 0) {
-      selectSlopes(scratch, high, high, highSide, regionSize(highSide), before(highSide));
+      selectSlopes(scratch, high, high, highSide);
       upper = state.upperSlope;
     }
   }
@@ -413,119 +441,60 @@ function senSlope(scratch: KendallScratch, equalXRuns: boolean, decreasing: numb
 
 /**
  * Puts the slopes of ranks low and high (high ≤ low + 1) in state.lowerSlope/upperSlope,
- * both < 0 (side −1) or both > 0 (side 1); regionSize slopes lie on that side, above the
- * `before` smaller ones. A random sample of the side's slopes places a first cut near the
- * ranks; its exact count then says how far off it is, and the sample around that point gives
- * the bracket's far end. The slopes between the first cut and that end are listed from the
- * first cut's order, upwards or downwards, so one sort serves both (a second cut only when the
- * two middle ranks lie on both sides of the first).
+ * both < 0 (side −1) or both > 0 (side 1). The first cut is at the least-squares slope (on
+ * that side), which on real series lies a few hundred pairs from the median; its exact count
+ * says which way the ranks lie and how far. The bracket's far end is placed that many pairs
+ * away at the density of slopes seen around the cut, and the slopes between are listed from
+ * the first cut's order, upwards or downwards (a second cut only when the two middle ranks lie
+ * on both sides of the first). A bracket that falls short is widened at the density it found.
  */
-function selectSlopes(scratch: KendallScratch, low: number, high: number, side: number, regionSize: number, before: number): void {
+function selectSlopes(scratch: KendallScratch, low: number, high: number, side: number): void {
   const { state } = scratch;
-  const sample = drawSlopes(scratch, side);
-  const size = sample.length;
-  let spread = size > 0 ? 3 : Infinity;
-  const toSample = size / regionSize;
-  // The sample is partitioned around the pivot, then each side selected as needed.
-  const at = (index: number, outside: number) =>
-    index < 0 || index >= size
-      ? outside
-      : index < pivotIndex
-        ? selectValue(sample, 0, pivotIndex, index)
-        : selectValue(sample, pivotIndex, size, index);
   const firstLo = side > 0 ? 0 : -Infinity;
   const firstHi = side > 0 ? Infinity : 0;
-  const pivotIndex = Math.min(size - 1, Math.max(0, Math.floor((low - before + 0.5) * toSample)));
-  const pivot = size > 0 ? selectValue(sample, 0, size, pivotIndex) : 0;
-  // Sample positions some standard deviations beyond an expected offset.
-  const reach = (offset: number, spread: number) => spread * (Math.sqrt(Math.abs(offset) * (1 - Math.min(1, Math.abs(offset) / size))) + 1);
-  // The cut at the pivot is made once; the bracket is then listed from its order, up or down.
+  const pivot = side > 0 ? Math.max(state.pivot, 0) : Math.min(state.pivot, 0);
   const anchor = lowerCut(scratch, pivot, side);
   const anchorLower = state.lowerBound;
   const anchorUpper = state.aboveLowerCut;
   const straddles = anchor > low && high >= anchor;
-  for (; spread <= 48; spread *= 2) {
-    const lowOffset = (low - anchor) * toSample;
-    const highOffset = (high + 1 - anchor) * toSample;
-    const lo = () => Math.max(firstLo, at(Math.floor(pivotIndex + lowOffset - reach(lowOffset, spread)), firstLo));
-    const hi = () => Math.min(firstHi, at(Math.ceil(pivotIndex + highOffset + reach(highOffset, spread)), firstHi));
+  // Pairs to list at least, and a first guess of the slope width that holds them.
+  const needed = straddles ? 2 : anchor <= low ? high + 1 - anchor : anchor - low;
+  const density = state.density > 0 ? state.density : fallbackDensity(scratch);
+  let width = (1.5 * needed + BRACKET_SLACK) / density;
+  for (let attempt = 0; attempt < BRACKET_ATTEMPTS; attempt++) {
     let below = anchor;
     let inside: number;
     if (straddles) {
-      // The two middle ranks lie on both sides of the pivot (rare): cut at both ends.
-      below = lowerCut(scratch, lo(), side);
-      inside = upperCut(scratch, hi(), side);
+      below = lowerCut(scratch, Math.max(firstLo, pivot - width), side);
+      inside = upperCut(scratch, Math.min(firstHi, pivot + width), side);
     } else if (anchor <= low) {
       state.lowerBound = anchorLower;
-      inside = upperCut(scratch, hi(), side);
+      inside = upperCut(scratch, Math.min(firstHi, pivot + width), side);
     } else {
       state.upperBound = anchorUpper;
-      inside = downCut(scratch, lo(), side);
+      inside = downCut(scratch, Math.max(firstLo, pivot - width), side);
       below = anchor - inside;
     }
     if (below <= low && high < below + inside && pickRanks(state.candidates, inside, low - below, high - below, state)) return;
+    // Widen at the density this bracket found (at least double).
+    const found = inside / width;
+    width *= found > 0 ? Math.max(2, (1.5 * needed + BRACKET_SLACK) / (found * width)) : 4;
   }
-  // The sample kept missing (heavy ties): list every slope on this side of 0.
+  // The brackets kept missing (heavy ties, a wild pivot): list every slope on this side of 0.
   const below = lowerCut(scratch, firstLo, side);
   const inside = upperCut(scratch, firstHi, side);
   if (!pickRanks(state.candidates, inside, low - below, high - below, state))
     throw new Error("Sen's slope: the median fell outside its bracket");
 }
 
-/** Uniform random slopes of pairs on one side of 0 (with replacement). */
-function drawSlopes(scratch: KendallScratch, side: number): Float64Array {
-  const { x: xs, y: ys, segFrom, segTo, state, slopes: sample } = scratch;
-  const segments = state.segments;
-  const cumulative = scratch.key; // pairs before each season's end (the keys are rebuilt by every cut)
-  let total = 0;
-  for (let s = 0; s < segments; s++) {
-    const size = segTo[s] - segFrom[s];
-    total += (size * (size - 1)) / 2;
-    cumulative[s] = total;
-  }
-  let count = 0;
-  let random = state.random;
-  const capacity = sample.length - 1; // one spare slot: every slope is stored, then kept or not
-  for (let tries = 0; count < capacity && tries < 16 * capacity; tries++) {
-    let s = 0;
-    if (segments > 1) {
-      const r = uniform(state) * total;
-      let lo = 0;
-      let hi = segments - 1;
-      while (lo < hi) {
-        const m = (lo + hi) >> 1;
-        if (cumulative[m] > r) hi = m;
-        else lo = m + 1;
-      }
-      s = lo;
-    }
-    const from = segFrom[s];
-    const size = segTo[s] - from;
-    // xorshift32 inline; one draw gives both ends of a season of up to 2^16 values.
-    random ^= random << 13;
-    random ^= random >>> 17;
-    random ^= random << 5;
-    let u: number;
-    let v: number;
-    if (size <= 0x10000) {
-      u = from + (((random & 0xffff) * size) >>> 16);
-      v = from + (((random >>> 16) * size) >>> 16);
-    } else {
-      u = from + Math.floor(((random >>> 0) / 4294967296) * size);
-      random ^= random << 13;
-      random ^= random >>> 17;
-      random ^= random << 5;
-      v = from + Math.floor(((random >>> 0) / 4294967296) * size);
-    }
-    // The slope reads the same from either end. Stored, then kept or not (u = v and equal x
-    // have none).
-    const dx = xs[v] - xs[u];
-    const slope = (ys[v] - ys[u]) / dx;
-    sample[count] = slope;
-    count += dx !== 0 && (side < 0 ? slope < 0 : slope > 0) ? 1 : 0;
-  }
-  state.random = random;
-  return sample.subarray(0, count);
+/** Pairs per unit of slope when no cut has measured it: all pairs over the series' slope range. */
+function fallbackDensity(scratch: KendallScratch): number {
+  const { state } = scratch;
+  const range = (2 * state.maxAbsY) / state.minStepX;
+  let pairs = 0;
+  for (let s = 0; s < state.segments; s++)
+    pairs += ((scratch.segTo[s] - scratch.segFrom[s]) * (scratch.segTo[s] - scratch.segFrom[s] - 1)) / 2;
+  return range > 0 ? pairs / range : 1;
 }
 
 /**
@@ -640,10 +609,14 @@ function cutKey(x: number, y: number, t: number): number {
 /**
  * Sorts each season's points by their key at cut t into scratch.order (ties: in x order when
  * strict, reversed otherwise) and returns the pairs whose key decreases (strict) or does not
- * increase.
+ * increase. A strict cut near the one the order is sorted at is reached by insertion from it.
  */
 function sortByCut(scratch: KendallScratch, t: number, strict: boolean): number {
   const { x: xs, y: ys, key, order, segFrom, segTo, state } = scratch;
+  if (strict && Number.isFinite(t) && !Number.isNaN(state.orderCut)) {
+    const count = insertToCut(scratch, t);
+    if (count !== null) return count;
+  }
   let count = 0;
   for (let s = 0; s < state.segments; s++) {
     const from = segFrom[s];
@@ -654,6 +627,48 @@ function sortByCut(scratch: KendallScratch, t: number, strict: boolean): number 
     }
     if (t !== -Infinity) count += scratch.sorter.sort(key, order, from, to, strict);
   }
+  state.orderCut = Number.isFinite(t) ? t : NaN;
+  state.orderBelow = count;
+  return count;
+}
+
+/**
+ * Re-sorts scratch.order from its cut to the cut at t by insertion (equal keys keep their
+ * order), counting each pair it swaps into or out of x order: O(n + pairs between the cuts),
+ * against the radix sort's O(n log n), so it gives up (null) past MOVES_PER_POINT moves a
+ * point. The moves over the distance are the density of slopes there.
+ */
+function insertToCut(scratch: KendallScratch, t: number): number | null {
+  const { x: xs, y: ys, key, order, segFrom, segTo, state } = scratch;
+  let count = state.orderBelow;
+  let moves = 0;
+  let cap = 0;
+  for (let s = 0; s < state.segments; s++) cap += MOVES_PER_POINT * (segTo[s] - segFrom[s]);
+  for (let s = 0; s < state.segments; s++) {
+    const from = segFrom[s];
+    const to = segTo[s];
+    for (let i = from; i < to; i++) key[i] = ys[order[i]] - t * xs[order[i]];
+    for (let j = from + 1; j < to; j++) {
+      const k = key[j];
+      if (key[j - 1] <= k) continue;
+      const b = order[j];
+      let i = j - 1;
+      do {
+        const a = order[i];
+        count += a < b ? 1 : -1; // b passes a: out of x order when a comes first in x
+        key[i + 1] = key[i];
+        order[i + 1] = a;
+        i--;
+        moves++;
+      } while (i >= from && key[i] > k);
+      key[i + 1] = k;
+      order[i + 1] = b;
+      if (moves > cap) return null;
+    }
+  }
+  if (moves > 0 && t !== state.orderCut) state.density = moves / Math.abs(t - state.orderCut);
+  state.orderCut = t;
+  state.orderBelow = count;
   return count;
 }
 
@@ -698,16 +713,6 @@ function listCrossings(scratch: KendallScratch, t: number): number {
     }
   }
   return count;
-}
-
-/** Uniform in (0, 1), xorshift32: only the running time depends on it. */
-function uniform(state: LongSeriesState): number {
-  let s = state.random;
-  s ^= s << 13;
-  s ^= s >>> 17;
-  s ^= s << 5;
-  state.random = s;
-  return ((s >>> 0) + 0.5) / 4294967296;
 }
 
 function result(score: number, variance: number, sensSlope: number): KendallResult {

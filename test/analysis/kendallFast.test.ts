@@ -117,6 +117,26 @@ describe("Kendall fast path against brute force", () => {
     }
   });
 
+  it("first cuts far from the median: outliers that pull the least-squares slope away or across 0, steep trends, cycles", () => {
+    // The first cut is at the least-squares slope: these put it thousands of pairs from the
+    // median, on the other side of 0, or every slope on one side of it.
+    const scratch = kendallScratch(900);
+    for (let trial = 0; trial < 60; trial++) {
+      const n = 300 + Math.floor(random() * 600);
+      const x = xs(n, trial % 2);
+      const kind = trial % 5;
+      const y = Float64Array.from({ length: n }, (_, i) => {
+        const noise = random() * 2;
+        if (kind === 0) return noise + (i > n - 6 ? 1e4 : 0); // a few huge values at the end
+        if (kind === 1) return 0.002 * i + noise + (i < 5 ? 500 : 0); // rising, outliers first: OLS < 0
+        if (kind === 2) return 40 * i + noise; // every slope positive
+        if (kind === 3) return -3 * i + Math.round(noise); // every slope negative, ties
+        return 10 * Math.sin(i / 29) + noise; // a cycle, median near 0
+      });
+      check(mannKendall(x, y, n, scratch), reference(x, y, [0, n]), `trial ${trial} kind ${kind} n ${n}`);
+    }
+  });
+
   it("all values equal, and one long season of a cube's length", () => {
     const n = 1461;
     const x = xs(n, 0);
