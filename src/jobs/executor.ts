@@ -30,12 +30,17 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export interface JobServiceOptions {
   /** The metadata database; the service creates or upgrades its `jobs` table before its first use of it. */
   db: MetadataDatabase;
-  /** The module the workers import; it exports `runTask(task, options, ctx)` (see RunTask). */
+  /** The module the workers import; it exports `runTask(task, options, ctx)` (see RunTask), and may export `warmUp()` (see warmWorkers). */
   workerModule: URL;
   /** Worker threads, and so jobs running at once (default os.availableParallelism()). */
   workers?: number;
   /** The most threads one job may fan out to (default os.availableParallelism()). */
   threadsPerJob?: number;
+  /**
+   * Workers started with the service, their task module loaded with what its runs need (its
+   * `warmUp` export), so the first jobs do not wait for that (default 0: each starts with its first job).
+   */
+  warmWorkers?: number;
   /** A run longer than this is stopped and esriJobTimedOut (default 6 h; Infinity: none). */
   timeLimitMs?: number;
   /** How long a cancelled run may take to stop before its worker is terminated (default 5 s). */
@@ -154,6 +159,7 @@ export function createJobService(options: JobServiceOptions): JobService {
       threadsPerJob: Math.max(1, Math.floor(options.threadsPerJob ?? availableParallelism())),
     },
     size,
+    warm: options.warmWorkers ?? 0,
     log,
     onMessage: (slot, message) => {
       const run = bySlot.get(slot);

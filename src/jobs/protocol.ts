@@ -48,6 +48,8 @@ export type FromShard =
  */
 export type ToWorker =
   | { type: "run"; jobId: string; task: string; options: Json }
+  /** To a thread started ahead of its first job: load the task module now, and what its runs need (its `warmUp`). */
+  | { type: "warm" }
   | { type: "cancel"; jobId: string }
   /** Answers to a "fanOut" request (JobWorkerData.fanOut "port"): the shards' mean progress, 0..100, and how they ended. */
   | { type: "fanOutProgress"; jobId: string; request: number; percentage: number }

@@ -1,6 +1,7 @@
 /**
  * The entry of a job worker thread (started by workerPool.ts, never imported). It imports the
- * task module named in workerData once, then runs one job at a time: "run" calls
+ * task module named in workerData once (at "warm" when the thread is started ahead of its
+ * first job, else at the first run), then runs one job at a time: "run" calls
  * `runTask(task, options, ctx)`, "cancel" aborts the run's signal; a task may fan out over
  * more threads with `ctx.fanOut` (fanOut.ts). Progress, messages and
  * reports are posted to the main thread, which persists them.
@@ -24,12 +25,14 @@ const requests = new Map<
   { progress(percentage: number): void; settle(outcome: { results: Json[] } | { message: string }): void }
 >();
 let nextRequest = 0;
-let loaded: Promise<{ runTask?: unknown; runShard?: unknown }> | undefined;
+let loaded: Promise<{ runTask?: unknown; runShard?: unknown; warmUp?: unknown }> | undefined;
 
 port.on("message", (message: ToWorker) => {
   switch (message.type) {
     case "run":
       return void run(message.jobId, message.task, message.options);
+    case "warm":
+      return void warm();
     case "cancel":
       return controllers.get(message.jobId)?.abort();
     case "fanOutProgress":
@@ -69,7 +72,7 @@ class ReportedError extends Error {}
 
 const LOAD_FAILED = "The server could not load its tasks. Tell the administrator.";
 
-function loadModule(): Promise<{ runTask?: unknown; runShard?: unknown }> {
+function loadModule(): Promise<{ runTask?: unknown; runShard?: unknown; warmUp?: unknown }> {
   loaded ??= import(workerModule).catch((err: unknown) => {
     throw new ReportedError(LOAD_FAILED, { cause: err });
   });
@@ -80,6 +83,19 @@ async function loadExport<T>(name: "runTask" | "runShard"): Promise<T> {
   const fn = (await loadModule())[name];
   if (typeof fn !== "function") throw new ReportedError(LOAD_FAILED, { cause: new Error(`${workerModule} exports no ${name} function.`) });
   return fn as T;
+}
+
+/**
+ * Load the task module and let it load what its runs need (its optional `warmUp`), before any
+ * job comes. A failure is left for the first run to report (loading the module fails it the same way).
+ */
+async function warm(): Promise<void> {
+  try {
+    const warmUp = (await loadModule()).warmUp;
+    if (typeof warmUp === "function") await (warmUp as () => Promise<void>)();
+  } catch {
+    // The run that needs what failed to load says so.
+  }
 }
 
 async function run(jobId: string, task: string, options: Json): Promise<void> {

@@ -1,9 +1,10 @@
 /**
- * A pool of job worker threads, at most `size`, started when first needed. A worker that
- * dies or is retired leaves the pool at once, so the next job gets a fresh one.
+ * A pool of job worker threads, at most `size`, started when first needed (or `warm` of them
+ * ahead, with their task module loaded). A worker that dies or is retired leaves the pool at
+ * once, so the next job gets a fresh one.
  */
 import type { Worker } from "node:worker_threads";
-import type { FromWorker, JobWorkerData } from "./protocol.js";
+import type { FromWorker, JobWorkerData, ToWorker } from "./protocol.js";
 import { startThread } from "./thread.js";
 
 /** One worker thread of the pool. */
@@ -19,6 +20,11 @@ export interface WorkerPoolOptions {
   /** What each worker is started with (the module it imports, threads per job). */
   workerData: JobWorkerData;
   size: number;
+  /**
+   * Workers started at once and told to load their task module and what its runs need
+   * ("warm"), so that the first jobs skip a thread's start and its loading (default 0).
+   */
+  warm?: number;
   onMessage(slot: WorkerSlot, message: FromWorker): void;
   /** A worker stopped without being retired (a crash, or process.exit in a task). */
   onExit(slot: WorkerSlot, exitCode: number, error: unknown): void;
@@ -39,7 +45,7 @@ export interface WorkerPool {
 
 /**
  * @example
- * const pool = createWorkerPool({ workerModule, size: 4, onMessage, onExit, log });
+ * const pool = createWorkerPool({ workerData: { workerModule, threadsPerJob: 4 }, size: 4, warm: 1, onMessage, onExit, log });
  * const slot = pool.acquire();
  * slot.worker.postMessage({ type: "run", jobId, task, options });
  */
@@ -80,6 +86,15 @@ export function createWorkerPool(options: WorkerPoolOptions): WorkerPool {
     slots.delete(slot);
     await slot.worker.terminate();
   };
+
+  for (let i = 0; i < Math.min(options.warm ?? 0, options.size); i++) {
+    try {
+      spawn().worker.postMessage({ type: "warm" } satisfies ToWorker);
+    } catch (err) {
+      // acquire() tries again, and says so if it cannot either.
+      options.log("A job worker could not be started ahead of the first job.", err);
+    }
+  }
 
   return {
     acquire() {

@@ -48,6 +48,25 @@ describe("job service", () => {
     assert.equal((await service.stats()).workers, 1);
   });
 
+  it("starts warm workers with the service: task module loaded and warmed up before the first job", async (t) => {
+    const { service } = await setUp(t, { workers: 2, warmWorkers: 1 });
+    assert.equal((await service.stats()).workers, 1, "one thread before any job");
+    await sleepMs(2000); // the thread loads the task module (from sources, through tsx) and runs its warmUp
+    const submitted = Date.now();
+    const job = await service.submit("warmth", "ana", {}, {});
+    const done = await waitForStatus(service, job.id, "esriJobSucceeded");
+    const { loadedAt, warmedAt } = done.results as { loadedAt: number; warmedAt: number | null };
+    assert.ok(loadedAt < submitted && warmedAt !== null && warmedAt >= loadedAt, JSON.stringify({ loadedAt, warmedAt, submitted }));
+    assert.equal((await service.stats()).workers, 1, "the job ran on the warm thread");
+
+    // Without warm workers, a thread starts with its job and runs no warm-up.
+    const { service: cold } = await setUp(t, { workers: 1 });
+    assert.equal((await cold.stats()).workers, 0);
+    const coldJob = await cold.submit("warmth", "ana", {}, {});
+    const coldDone = await waitForStatus(cold, coldJob.id, "esriJobSucceeded");
+    assert.equal((coldDone.results as { warmedAt: number | null }).warmedAt, null);
+  });
+
   it("never runs more jobs at once than it has workers", async (t) => {
     const { service } = await setUp(t, { workers: 2 });
     const ids: string[] = [];
