@@ -11,6 +11,7 @@ import type { FastifyInstance } from "fastify";
 import { buildServer } from "../http/app.js";
 import type { AppContext } from "../http/context.js";
 import { openCube } from "../io/open.js";
+import { warmReaders } from "../io/warmReaders.js";
 import { type JobService, createJobService } from "../jobs/executor.js";
 import { getItemByServiceName, shareItem } from "../portal/items.js";
 import { migratePortal } from "../portal/schema.js";
@@ -101,6 +102,8 @@ async function startOn(db: MetadataDatabase, config: ServeConfig, options: { log
         db,
         workerModule: WORKER_MODULE,
         workers: config.workers,
+        // One ready with the task module and the readers loaded: a job on an idle server starts at once.
+        warmWorkers: 1,
         threadsPerJob: config.jobThreads,
         timeLimitMs: config.jobTimeLimitMs,
         retentionMs: config.jobRetentionMs,
@@ -144,6 +147,9 @@ async function startOn(db: MetadataDatabase, config: ServeConfig, options: { log
   if (sharp && !sharp.ok)
     server.log.warn(`sharp could not load (${sharp.reason}): PNG and JPEG are encoded by the slower pure-JavaScript encoders`);
   await server.listen({ host: config.host, port: config.port });
+  // Submits open their inputs on this thread to check them: the first should not wait for the
+  // readers (the HDF5 library) to load. A reader that cannot load fails the opens that need it.
+  warmReaders().catch((e: unknown) => server.log.warn(`the raster readers could not be loaded ahead: ${String(e)}`));
   let closed = false;
   return {
     url: config.publicUrl,

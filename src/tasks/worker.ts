@@ -3,6 +3,7 @@
  * worker thread with the job's context, and its `runShard` on the threads a run fans out
  * to. Never imports http/.
  */
+import { warmReaders } from "../io/warmReaders.js";
 import type { Json, ShardContext, TaskContext } from "../jobs/types.js";
 import { closeKeptInput } from "./inputCache.js";
 import { type JobOptions, TASKS } from "./registry.js";
@@ -27,6 +28,11 @@ export async function runShard(task: string, payload: Json, ctx: ShardContext): 
   const definition = TASKS.get(task);
   if (!definition) throw new Error(`This server has no task ${task}.`);
   return (await definition.runShard(payload, ctx)) as Json;
+}
+
+/** A job thread started ahead of its first job: load what runs open their inputs with (the readers). */
+export async function warmUp(): Promise<void> {
+  await warmReaders();
 }
 
 /** Before a shard thread exits: close the input its last shard kept open. */
