@@ -30,7 +30,8 @@ export function jobOutputs(db: MetadataDb, store: RasterStore, urls: ServerUrls)
   return {
     async finalize(job, output) {
       const target = (job.options as { output: OutputTarget }).output;
-      const published = await publishOutput(db, store, urls, target, job.owner, (output as RunOutput).datasetId);
+      const { datasetId, bytes } = output as RunOutput;
+      const published = await publishOutput(db, store, urls, target, job.owner, datasetId, bytes);
       // The item says which job made it (the web app's item page links to it).
       await recordSourceJob(db, published.itemId, {
         jobUrl: `${toolsUrl(urls)}/${job.task}/jobs/${job.id}`,

@@ -25,6 +25,7 @@ export const HOSTED_TYPE_KEYWORDS: readonly string[] = ["Dynamic Imagery", "Mult
 /**
  * @example
  * const { url, itemId } = await publishOutput(db, store, urls, { kind: "create", serviceName: "sst", itemProperties: {} }, "alice", datasetId);
+ * await publishOutput(db, store, urls, target, "alice", output.datasetId, output.bytes); // a job's run measured it
  */
 export async function publishOutput(
   db: MetadataDb,
@@ -33,9 +34,12 @@ export async function publishOutput(
   target: OutputTarget,
   owner: string,
   datasetId: string,
+  measured?: number,
 ): Promise<Published> {
-  // Recorded for quotas (services/quota.ts): measured once, when the dataset is complete.
-  const bytes = await directorySize(await store.resolve(datasetId));
+  // Recorded for quotas (services/quota.ts): measured once, when the dataset is complete (by
+  // the job's thread when `measured` is given).
+  const bytes =
+    measured !== undefined && Number.isFinite(measured) && measured >= 0 ? measured : await directorySize(await store.resolve(datasetId));
   if (target.kind === "create") {
     if (await getItemByServiceName(db, target.serviceName)) {
       throw new InvalidInputError(`the service name ${target.serviceName} was taken while the job ran`, { parameter: "outputName" });

@@ -4,6 +4,7 @@
  * thousands of chunk files, so their sizes are asked many at a time (one after another took
  * about 0.9 s for a 1461-step daily output, all of it on the critical path of publishing).
  */
+import { lstatSync, readdirSync } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { isS3Location, parseS3Url } from "../io/s3Location.js";
@@ -37,6 +38,29 @@ export async function directorySize(path: string): Promise<number> {
     dirs = entries.filter(({ e }) => e.isDirectory()).map(({ dir, e }) => join(dir, e.name));
     const files = entries.filter(({ e }) => e.isFile()).map(({ dir, e }) => join(dir, e.name));
     for (const size of await inBatches(files, async (f) => (await lstat(f)).size)) total += size;
+  }
+  return total;
+}
+
+/**
+ * directorySize for a thread that may block (a job's thread, not the event loop): a local
+ * directory is walked with synchronous calls, about three times as fast as directorySize's
+ * thousands of small asynchronous ones (a 1461-step daily output: 26-31 ms against 50-150 ms);
+ * an S3 prefix is listed as directorySize lists it.
+ * @example
+ * const bytes = await directorySizeBlocking(await store.resolve(datasetId));
+ */
+export async function directorySizeBlocking(path: string): Promise<number> {
+  if (isS3Location(path)) return directorySize(path);
+  const info = lstatSync(path);
+  if (!info.isDirectory()) return info.isFile() ? info.size : 0;
+  let total = 0;
+  for (const dirs = [path]; dirs.length > 0;) {
+    const dir = dirs.pop() as string;
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) dirs.push(join(dir, e.name));
+      else if (e.isFile()) total += lstatSync(join(dir, e.name)).size;
+    }
   }
   return total;
 }

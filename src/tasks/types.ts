@@ -70,6 +70,8 @@ export interface ShardContext {
 /** What a successful run returns: the committed dataset to publish. */
 export interface RunOutput {
   readonly datasetId: string;
+  /** Bytes the dataset takes in the raster store, when the run measured them (a job's thread does; publishing measures them otherwise). */
+  readonly bytes?: number;
 }
 
 export interface TaskDefinition<O = unknown> {

@@ -5,6 +5,8 @@
  */
 import { warmReaders } from "../io/warmReaders.js";
 import type { Json, ShardContext, TaskContext } from "../jobs/types.js";
+import { directorySizeBlocking } from "../store/diskUsage.js";
+import { openRasterStore } from "../store/rasterStore.js";
 import { closeKeptInput } from "./inputCache.js";
 import { type JobOptions, TASKS } from "./registry.js";
 import type { RunOutput } from "./types.js";
@@ -13,7 +15,7 @@ export async function runTask(task: string, options: Json, ctx: TaskContext): Pr
   const definition = TASKS.get(task);
   if (!definition) throw new Error(`This server has no task ${task}.`);
   const { dataDir, task: taskOptions } = options as unknown as JobOptions;
-  return definition.run(taskOptions, {
+  const output = await definition.run(taskOptions, {
     signal: ctx.signal,
     dataDir,
     progress: (p, m) => ctx.progress(p, m),
@@ -22,6 +24,10 @@ export async function runTask(task: string, options: Json, ctx: TaskContext): Pr
     threads: ctx.threads,
     fanOut: (count, payload, span) => ctx.fanOut(count, payload as Json, span),
   });
+  // What publishing records for quotas, measured here where blocking holds up nobody: on the
+  // main thread it was the walk of thousands of files between the run's end and Succeeded.
+  const store = await openRasterStore(dataDir, { sweep: false });
+  return { ...output, bytes: await directorySizeBlocking(await store.resolve(output.datasetId)) };
 }
 
 export async function runShard(task: string, payload: Json, ctx: ShardContext): Promise<Json> {

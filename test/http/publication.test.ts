@@ -1,11 +1,15 @@
 /**
  * Publication (SPEC §5): updating an existing service keeps its item and URL and swaps its
- * data; a cancelled job leaves nothing behind; deleting an item removes its service and data.
+ * data; the item records what its dataset takes; a cancelled job leaves nothing behind;
+ * deleting an item removes its service and data.
  */
 import assert from "node:assert/strict";
 import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { getItem } from "../../src/portal/items.js";
+import { datasetIdOf } from "../../src/services/publish.js";
+import { directorySize } from "../../src/store/diskUsage.js";
 import { type TestServer, startTestServer, waitForJob } from "../helpers/server.js";
 import { writeBigCube } from "../helpers/bigCube.js";
 
@@ -64,6 +68,16 @@ describe("publication", () => {
       assert.deepEqual(months, [7, 8]);
       assert.equal((await datasets()).length, before.length, "the old dataset is gone, the new one in its place");
     }
+  });
+
+  it("records on the item the bytes its dataset takes, as the job's thread measured them", { timeout: 60_000 }, async () => {
+    const { id, job } = await run({ inputMultidimensionalRaster: sst(), outputName: "sst_bytes" });
+    assert.equal(job.jobStatus, "esriJobSucceeded", JSON.stringify(job.messages));
+    const { itemId } = (await server.call(`${GP}/jobs/${id}/results/outputMultidimensionalRaster`, {}, { token })).value;
+    const item = (await getItem(server.strata.db, itemId))!;
+    const onDisk = await directorySize(await server.strata.store.resolve(datasetIdOf(item)!));
+    assert.ok(onDisk > 0);
+    assert.equal(item.properties.bytes, onDisk);
   });
 
   it("a cancelled job leaves no service, item or dataset", { timeout: 120_000 }, async () => {

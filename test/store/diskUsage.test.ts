@@ -1,13 +1,14 @@
 /**
  * directorySize counts the bytes of every regular file under a directory, at any depth and
- * past the many-at-a-time batches (hand-counted sizes), and follows no link.
+ * past the many-at-a-time batches (hand-counted sizes), and follows no link; so does
+ * directorySizeBlocking, the synchronous walk a job's thread measures its output with.
  */
 import assert from "node:assert/strict";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { directorySize } from "../../src/store/diskUsage.js";
+import { directorySize, directorySizeBlocking } from "../../src/store/diskUsage.js";
 
 let dir: string;
 
@@ -26,16 +27,21 @@ before(async () => {
 });
 after(() => rm(dir, { recursive: true, force: true }));
 
-describe("directorySize", () => {
-  it("adds every regular file's size, at any depth, once", async () => {
-    const chunks = (150 * 151) / 2 + 150 * 3;
-    assert.equal(await directorySize(dir), chunks + 2 + 1000);
-    assert.equal(await directorySize(join(dir, "v")), chunks);
-  });
+for (const [name, size] of [
+  ["directorySize", directorySize],
+  ["directorySizeBlocking", directorySizeBlocking],
+] as const) {
+  describe(name, () => {
+    it("adds every regular file's size, at any depth, once", async () => {
+      const chunks = (150 * 151) / 2 + 150 * 3;
+      assert.equal(await size(dir), chunks + 2 + 1000);
+      assert.equal(await size(join(dir, "v")), chunks);
+    });
 
-  it("counts a file alone, an empty directory as 0, and a link as nothing", async () => {
-    assert.equal(await directorySize(join(dir, "zarr.json")), 2);
-    assert.equal(await directorySize(join(dir, "empty")), 0);
-    assert.equal(await directorySize(join(dir, "v", "link")), 0);
+    it("counts a file alone, an empty directory as 0, and a link as nothing", async () => {
+      assert.equal(await size(join(dir, "zarr.json")), 2);
+      assert.equal(await size(join(dir, "empty")), 0);
+      assert.equal(await size(join(dir, "v", "link")), 0);
+    });
   });
-});
+}
