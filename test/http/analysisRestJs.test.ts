@@ -2,6 +2,8 @@
  * Issue 4's acceptance path through the REST API with ArcGIS REST JS: a trend from
  * monthly_navy_winds.cdf, then a monthly prediction for 1993-1995 from that trend raster;
  * the predicted values equal the golden ones (numpy, scripts/goldens/make_analysis_goldens.py).
+ * Each job's polling stops when its test times out or fails, so a stuck job fails the test
+ * rather than keeping the run alive.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -10,6 +12,7 @@ import { ArcGISIdentityManager, Job } from "@esri/arcgis-rest-request";
 import { openCube } from "../../src/io/open.js";
 import { getItem } from "../../src/portal/items.js";
 import { REAL } from "../helpers/golden.js";
+import { waitForRestJsJob } from "../helpers/restJsJob.js";
 import { type TestServer, startTestServer } from "../helpers/server.js";
 
 interface Sample {
@@ -45,28 +48,40 @@ before(async () => {
 });
 after(() => server.close());
 
-async function runJob(task: string, params: Record<string, string>): Promise<{ url: string; itemId: string }> {
-  const job = await Job.submitJob({ url: `${server.tools}/${task}`, params, authentication, pollingRate: 200 });
-  const info = await job.waitForCompletion();
+/** A job's longest wait: a stuck job fails its test at this deadline or the test's timeout, whichever comes first. */
+const JOB_DEADLINE_MS = 120_000;
+
+async function runJob(task: string, params: Record<string, string>, signal: AbortSignal): Promise<{ url: string; itemId: string }> {
+  const job = await Job.submitJob({ url: `${server.tools}/${task}`, params, authentication });
+  // Polling stops when the job ends, fails, or the wait is stopped (waitForRestJsJob).
+  const info = await waitForRestJsJob(job, { signal, deadlineMs: JOB_DEADLINE_MS });
   assert.equal(info.status, "Succeeded", JSON.stringify(info)); // REST JS normalizes esriJobSucceeded
   return (await job.getResult("outputMultidimensionalRaster")).value;
 }
 
 describe("trend then prediction through the REST API", () => {
   for (const name of ["linear_navy_monthly_1993_1995", "harmonic1_navy_monthly_1993_1995"]) {
-    it(name, { timeout: 180_000 }, async () => {
+    it(name, { timeout: 180_000 }, async ({ signal }) => {
       const prediction = PREDICTIONS.find((p) => p.name === name)!;
       const trendCase = TRENDS.find((t) => t.name === prediction.trend)!;
-      const trend = await runJob("GenerateTrendRaster", {
-        ...trendCase.params,
-        inputMultidimensionalRaster: JSON.stringify({ uri: "/fileShares/real/monthly_navy_winds.cdf" }),
-        outputName: JSON.stringify({ serviceProperties: { name: `trend_${prediction.trend}` } }),
-      });
-      const predicted = await runJob("PredictUsingTrendRaster", {
-        ...prediction.params,
-        inputMultidimensionalRaster: JSON.stringify({ itemId: trend.itemId }),
-        outputName: JSON.stringify({ serviceProperties: { name: `predict_${prediction.trend}` } }),
-      });
+      const trend = await runJob(
+        "GenerateTrendRaster",
+        {
+          ...trendCase.params,
+          inputMultidimensionalRaster: JSON.stringify({ uri: "/fileShares/real/monthly_navy_winds.cdf" }),
+          outputName: JSON.stringify({ serviceProperties: { name: `trend_${prediction.trend}` } }),
+        },
+        signal,
+      );
+      const predicted = await runJob(
+        "PredictUsingTrendRaster",
+        {
+          ...prediction.params,
+          inputMultidimensionalRaster: JSON.stringify({ itemId: trend.itemId }),
+          outputName: JSON.stringify({ serviceProperties: { name: `predict_${prediction.trend}` } }),
+        },
+        signal,
+      );
       const item = (await getItem(server.strata.db, predicted.itemId))!;
       const cube = await openCube(await server.strata.store.resolve(item.properties.datasetId as string));
       try {
