@@ -369,7 +369,7 @@ function longSeriesKendall(
  * with (y_j − y_i)/(x_j − x_i) < t are those whose key y − t·x decreases from i to j, so a
  * sort by key counts them in O(n log n); the pairs between two nearby cuts are those
  * whose order differs between them, listed by an insertion sort from one order to the other
- * in O(n + their number). selectSlopes picks the cuts from a random sample of slopes.
+ * in O(n + their number). selectSlopes places the cuts around the least-squares slope.
  *
  * Exactness. The keys are rounded, so a cut at t sorts pairs right only when their slope is
  * not too close to t: each cut is made a margin outside its bracket end (cutMargin), which
