@@ -81,17 +81,8 @@ function unitBlock(v: Variable, unit: StreamUnit, t0: number, slices: number): {
   return { start, shape };
 }
 
-/** µ (and s) of one group of a unit's pixels. */
-export interface GroupReference {
-  readonly mean: Float64Array;
-  readonly sd?: Float64Array;
-}
-
-/**
- * A unit's reference (the merged pass-0 sums, finished), one group at a time: a run needs the
- * groups of its few slices, not all of them. The arrays may be reused by the next call.
- */
-export type UnitReference = (group: number) => Promise<GroupReference>;
+/** µ (and s) of every group of a unit, [g][p]: the merged sums, finished. */
+export type UnitReference = ReturnType<GroupMoments["finish"]>;
 
 /**
  * Pass 1 of a unit: x against the unit's reference, written to `sink`; `reference` is the
@@ -123,9 +114,11 @@ export async function applyUnit(
     const out = buffer.subarray(0, slab.length);
     const given = external ? await external.read(unit, t0, t0 + slices, walk.signal) : undefined;
     for (let k = 0; k < slices; k++) {
-      const { mean, sd } = given
-        ? { mean: given.values.subarray(given.perSlice ? k * P : 0, (given.perSlice ? k * P : 0) + P), sd: undefined }
-        : await reference!(groups[t0 + k]);
+      const g = groups[t0 + k];
+      const mean = given
+        ? given.values.subarray(given.perSlice ? k * P : 0, (given.perSlice ? k * P : 0) + P)
+        : reference!.mean.subarray(g * P, (g + 1) * P);
+      const sd = reference?.sd?.subarray(g * P, (g + 1) * P);
       applyAnomalyRow(slab, out, k * P, P, nodata, plan.method, mean, sd);
     }
     statistics.add(out, undefined);

@@ -134,7 +134,7 @@ export function anomalyWalk(
           await walk.scratch!.writeArrays(`u${u}-k${index}`, [Uint8Array.of(kept ? 1 : 0)]);
           continue;
         }
-        const ref = external ? undefined : readReference(walk.scratch!, u, unit, cube, stream);
+        const ref = external ? undefined : await readReference(walk.scratch!, u, unit, cube, stream);
         const kept = !external && (await walk.scratch!.read(`u${u}-k${index}`))[0] === 1;
         await applyUnit(cube, stream, unit, ref, sink, statistics.get(unit.variable)!, { ...unitWalk, referenceCube: reference, kept });
       }
@@ -163,37 +163,10 @@ function momentsShape(cube: Cube, plan: AnomalyStreamPlan, unit: StreamUnit) {
   return { groups: groupCount(v, plan), pixels: unit.band.width * unit.band.height, withSd: plan.method === "Z_SCORE" };
 }
 
-/** Groups of a unit's reference held at once (a run of daily slices reads one per slice). */
-const REFERENCE_GROUPS = 2;
-
-/**
- * The unit's reference as the merge wrote it to the scratch ([µ of every group][s of every
- * group], group-major), read a group at a time into a few reused arrays: holding all of it
- * cost every thread of pass 1 groups × pixels × 8 bytes (25 MB a thread for monthly means of
- * a 360 × 720 grid, twelve times that for daily ones).
- */
-function readReference(scratch: Scratch, u: number, unit: StreamUnit, cube: Cube, plan: AnomalyStreamPlan): UnitReference {
+async function readReference(scratch: Scratch, u: number, unit: StreamUnit, cube: Cube, plan: AnomalyStreamPlan): Promise<UnitReference> {
   const { groups, pixels, withSd } = momentsShape(cube, plan, unit);
-  const bytes = pixels * 8;
-  const held: { group: number; mean: Float64Array; sd?: Float64Array }[] = [];
-  const read = async (array: Float64Array, position: number) =>
-    scratch.readAt(`u${u}-ref`, new Uint8Array(array.buffer, array.byteOffset, array.byteLength), position);
-  return async (group) => {
-    const at = held.findIndex((h) => h.group === group);
-    if (at >= 0) {
-      const [hit] = held.splice(at, 1);
-      held.push(hit); // most recently used last
-      return hit;
-    }
-    const slot =
-      held.length < REFERENCE_GROUPS
-        ? { group, mean: new Float64Array(pixels), sd: withSd ? new Float64Array(pixels) : undefined }
-        : held.shift()!;
-    slot.group = -1; // not valid until both reads are done
-    await read(slot.mean, group * bytes);
-    if (slot.sd) await read(slot.sd, (groups + group) * bytes);
-    slot.group = group;
-    held.push(slot);
-    return slot;
-  };
+  const cells = groups * pixels;
+  const reference = { mean: new Float64Array(cells), sd: withSd ? new Float64Array(cells) : undefined };
+  await scratch.readArrays(`u${u}-ref`, reference.sd ? [reference.mean, reference.sd] : [reference.mean]);
+  return reference;
 }
