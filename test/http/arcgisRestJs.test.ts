@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ArcGISIdentityManager, Job, request } from "@esri/arcgis-rest-request";
 import { type TestServer, startTestServer, waitForJob } from "../helpers/server.js";
+import { waitForRestJsJob } from "../helpers/restJsJob.js";
 
 const TASK = "SubsetMultidimensionalRaster";
 let server: TestServer;
@@ -38,7 +39,7 @@ async function checkService(url: string, authentication: ArcGISIdentityManager |
 }
 
 describe("ArcGIS REST JS against Strata", () => {
-  it("signs in, submits Subset, waits and reads the output service", { timeout: 120_000 }, async () => {
+  it("signs in, submits Subset, waits and reads the output service", { timeout: 120_000 }, async ({ signal }) => {
     const authentication = await ArcGISIdentityManager.signIn({ username: "ana", password, portal: `${server.url}/sharing/rest` });
     const job = await Job.submitJob({
       url: `${server.tools}/${TASK}`,
@@ -52,7 +53,8 @@ describe("ArcGIS REST JS against Strata", () => {
       authentication,
       pollingRate: 200,
     });
-    await job.waitForCompletion();
+    // Not job.waitForCompletion(): it polls on after this test has timed out (restJsJob.ts).
+    await waitForRestJsJob(job, { signal, deadlineMs: 100_000 });
     const result = await job.getResult("outputMultidimensionalRaster");
     assert.equal(result.paramName, "outputMultidimensionalRaster");
     assert.equal(result.value.url, `${server.url}/rest/services/Hosted/rest_js_subset/ImageServer`);
