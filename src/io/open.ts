@@ -4,8 +4,8 @@
  * prefix. A location is a local path, an http(s) URL, or an `s3://bucket/key` URL (a string
  * or a URL object): Zarr on S3 is read by range requests through a local cache, a single file
  * on S3 from a local copy (s3Files.ts).
- * Readers are imported on first use: h5wasm alone adds ~600 MB of resident memory, which a
- * process (or worker thread) that never opens an HDF5 file should not pay.
+ * Readers are imported on first use, so a process (or worker thread) that never opens a
+ * raster does not pay for them (h5wasm is most of it); warmReaders loads them ahead.
  */
 import { open as openFile, stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -167,4 +167,21 @@ export async function openLocation(location: RasterLocation, parameter = "input"
     await Promise.all(cubes.map((c) => c.close()));
     throw e;
   }
+}
+
+/**
+ * Import the readers openCube chooses between and make the HDF5 library ready (with its
+ * guard), for a thread about to open rasters (a job thread kept ready, a server's request
+ * thread): instantiating h5wasm took ~0.12 s of a NetCDF-4 job's start on a fresh thread. A
+ * reader that cannot load rejects here as it would at its first open.
+ * @example
+ * await warmReaders(); // then the first openCube of a NetCDF-4 file skips the library's start
+ */
+export async function warmReaders(): Promise<void> {
+  await Promise.all([
+    import("./hdf5Guard.js").then(({ guardedH5wasm }) => guardedH5wasm()),
+    import("./netcdf4.js"),
+    import("./netcdf3.js"),
+    import("./zarrRead.js"),
+  ]);
 }

@@ -3,7 +3,7 @@
  * worker thread with the job's context, and its `runShard` on the threads a run fans out
  * to. Never imports http/.
  */
-import { warmReaders } from "../io/warmReaders.js";
+import { warmReaders } from "../io/open.js";
 import type { Json, ShardContext, TaskContext } from "../jobs/types.js";
 import { directorySizeBlocking } from "../store/diskUsage.js";
 import { openRasterStore } from "../store/rasterStore.js";
