@@ -64,10 +64,16 @@ describe("progress", { timeout: 300_000 }, () => {
     await upload.getByLabel(/Raster file/).setInputFiles(cube);
     await upload.getByLabel("Service name").fill("daily_tas");
     await upload.getByRole("button", { name: "Upload" }).click();
-    const phase = upload.locator("[data-upload-phase]");
     let shot = false;
     const seen = await sample(
-      async () => `${await upload.locator(".upload-progress").getAttribute("data-phase")}: ${await phase.innerText()}`,
+      // One read of both: two reads could straddle the render that moves the phase on.
+      () =>
+        upload.evaluate((form) => {
+          const box = form.querySelector(".upload-progress");
+          const text = box?.querySelector("[data-upload-phase]");
+          if (!box || !(text instanceof HTMLElement)) throw new Error("no upload progress");
+          return `${box.getAttribute("data-phase")}: ${text.innerText}`;
+        }),
       async () => (await upload.locator(".upload-progress").count()) === 0,
       async (text) => {
         if (!shot && /^server: (Checking|Converting)/.test(text)) {
