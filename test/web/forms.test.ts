@@ -83,7 +83,7 @@ describe("task forms", { timeout: 180_000 }, () => {
     await context.getByRole("button", { name: "Draw a box" }).click();
     const map = context.locator(".extent-map");
     await map.and(page.locator('[data-drawing="true"]')).waitFor();
-    await page.waitForTimeout(300); // the first frame, fitted to the world
+    await map.locator(".ol-layer canvas").first().waitFor(); // a frame drawn at the map's size, fitted to the world
     const { x, y, width: w, height: h } = (await map.boundingBox())!;
     const from = [0.55 * w, 0.3 * h];
     const to = [0.75 * w, 0.55 * h];

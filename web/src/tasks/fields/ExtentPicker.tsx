@@ -12,7 +12,7 @@ import VectorLayer from "ol/layer/Vector.js";
 import { transformExtent } from "ol/proj.js";
 import VectorSource from "ol/source/Vector.js";
 import { Fill, Stroke, Style } from "ol/style.js";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { worldLayers } from "../../map/worldLayers.js";
 
 export interface Edges {
@@ -66,7 +66,8 @@ export function ExtentPicker(props: { id: string; edges: Edges; onChange(edges: 
     return () => map.setTarget(undefined);
   }, []);
 
-  useEffect(() => drag.current?.setActive(drawing), [drawing]);
+  // Before the browser paints "Drag on the map…": a drag that follows at once must find the box tool on.
+  useLayoutEffect(() => drag.current?.setActive(drawing), [drawing]);
 
   // The box follows the edges, wherever they came from.
   const { west, south, east, north } = props.edges;
