@@ -91,6 +91,10 @@ const BRACKET_SLACK = 64;
 const MOVES_PER_POINT = 24;
 /** Brackets tried before every slope on the median's side of 0 is listed. */
 const BRACKET_ATTEMPTS = 8;
+/** A bracket listing more than this many times the pairs it is for is stopped and narrowed... */
+const BRACKET_OVERRUN = 8;
+/** ...at most this many times before one is listed whole. */
+const BRACKET_NARROWINGS = 12;
 const UNIT_ROUNDOFF = 2 ** -53;
 
 export function kendallScratch(n: number): KendallScratch {
@@ -359,6 +363,7 @@ function longSeriesKendall(
   state.minStepX = minStepX;
   state.orderCut = 0; // scratch.order is the y order: the exact cut at 0, ties in x order
   state.orderBelow = decreasing;
+  state.density = NaN; // measured afresh for each series, by the insertions its cuts make
   state.pivot = sxx > 0 && Number.isFinite(sxy / sxx) ? sxy / sxx : 0;
   return result(score, variance, minStepX === Infinity ? NaN : senSlope(scratch, equalXRuns, decreasing, tiedPairs));
 }
@@ -459,30 +464,44 @@ function selectSlopes(scratch: KendallScratch, low: number, high: number, side: 
   const straddles = anchor > low && high >= anchor;
   // Pairs to list at least, and a first guess of the slope width that holds them.
   const needed = straddles ? 2 : anchor <= low ? high + 1 - anchor : anchor - low;
+  const wanted = 1.5 * needed + BRACKET_SLACK;
   const density = state.density > 0 ? state.density : fallbackDensity(scratch);
-  let width = (1.5 * needed + BRACKET_SLACK) / density;
-  for (let attempt = 0; attempt < BRACKET_ATTEMPTS; attempt++) {
+  let width = wanted / density;
+  // A guessed density (the cut was sorted, not reached by insertion) can be far too low on a
+  // strongly trending series, whose slopes crowd around the pivot: a listing that overruns is
+  // stopped and the bracket narrowed, down to the cuts' own margins, where ties must be listed.
+  const floor = 4 * cutMargin(state, pivot);
+  let limit = BRACKET_OVERRUN * wanted + scratch.x.length;
+  let narrowings = 0;
+  for (let attempt = 0; attempt < BRACKET_ATTEMPTS;) {
+    if (width <= floor || narrowings === BRACKET_NARROWINGS) limit = Infinity;
     let below = anchor;
     let inside: number;
     if (straddles) {
       below = lowerCut(scratch, Math.max(firstLo, pivot - width), side);
-      inside = upperCut(scratch, Math.min(firstHi, pivot + width), side);
+      inside = upperCut(scratch, Math.min(firstHi, pivot + width), side, limit);
     } else if (anchor <= low) {
       state.lowerBound = anchorLower;
-      inside = upperCut(scratch, Math.min(firstHi, pivot + width), side);
+      inside = upperCut(scratch, Math.min(firstHi, pivot + width), side, limit);
     } else {
       state.upperBound = anchorUpper;
-      inside = downCut(scratch, Math.max(firstLo, pivot - width), side);
+      inside = downCut(scratch, Math.max(firstLo, pivot - width), side, limit);
       below = anchor - inside;
+    }
+    if (inside > limit) {
+      width = Math.max(floor, (width * wanted) / limit);
+      narrowings++;
+      continue;
     }
     if (below <= low && high < below + inside && pickRanks(state.candidates, inside, low - below, high - below, state)) return;
     // Widen at the density this bracket found (at least double).
     const found = inside / width;
-    width *= found > 0 ? Math.max(2, (1.5 * needed + BRACKET_SLACK) / (found * width)) : 4;
+    width *= found > 0 ? Math.max(2, wanted / (found * width)) : 4;
+    attempt++;
   }
   // The brackets kept missing (heavy ties, a wild pivot): list every slope on this side of 0.
   const below = lowerCut(scratch, firstLo, side);
-  const inside = upperCut(scratch, firstHi, side);
+  const inside = upperCut(scratch, firstHi, side, Infinity);
   if (!pickRanks(state.candidates, inside, low - below, high - below, state))
     throw new Error("Sen's slope: the median fell outside its bracket");
 }
@@ -560,9 +579,9 @@ function lowerCut(scratch: KendallScratch, lo: number, side: number): number {
  * Cut above the bracket end hi, for the seasons sorted by lowerCut: returns how many pairs lie
  * between the two cuts and puts their slopes in state.candidates; the pairs above have slopes
  * ≥ state.upperBound. On side −1 a cut at or over 0 is made exactly at 0, putting above every
- * slope ≥ 0.
+ * slope ≥ 0. Past `limit` pairs it stops, returning more than limit.
  */
-function upperCut(scratch: KendallScratch, hi: number, side: number): number {
+function upperCut(scratch: KendallScratch, hi: number, side: number, limit: number): number {
   const { state } = scratch;
   let t = hi + cutMargin(state, hi);
   state.upperBound = hi;
@@ -571,16 +590,16 @@ function upperCut(scratch: KendallScratch, hi: number, side: number): number {
     t = 0;
     state.upperBound = 0;
   }
-  return listCandidates(scratch, t);
+  return listCandidates(scratch, t, limit);
 }
 
 /**
  * Cut below the bracket end lo, for the seasons sorted by lowerCut at a cut above it: returns
  * how many pairs lie between the two cuts and puts their slopes in state.candidates; the pairs
  * below have slopes ≤ state.lowerBound. On side 1 a cut at or under 0 is made exactly at 0,
- * putting below every slope ≤ 0.
+ * putting below every slope ≤ 0. Past `limit` pairs it stops, returning more than limit.
  */
-function downCut(scratch: KendallScratch, lo: number, side: number): number {
+function downCut(scratch: KendallScratch, lo: number, side: number, limit: number): number {
   const { state } = scratch;
   let t = lo - cutMargin(state, lo);
   state.lowerBound = lo;
@@ -589,16 +608,16 @@ function downCut(scratch: KendallScratch, lo: number, side: number): number {
     t = 0;
     state.lowerBound = 0;
   }
-  return listCandidates(scratch, t);
+  return listCandidates(scratch, t, limit);
 }
 
-/** listCrossings into state.candidates, grown when they do not hold them all. */
-function listCandidates(scratch: KendallScratch, t: number): number {
+/** listCrossings into state.candidates, grown when they do not hold them all (up to `limit`). */
+function listCandidates(scratch: KendallScratch, t: number, limit: number): number {
   const { state } = scratch;
-  const count = listCrossings(scratch, t);
-  if (count <= state.candidates.length) return count;
+  const count = listCrossings(scratch, t, limit);
+  if (count <= state.candidates.length || count > limit) return count;
   state.candidates = new Float64Array(count); // heavy ties only: list them again, all held
-  return listCrossings(scratch, t);
+  return listCrossings(scratch, t, limit);
 }
 
 /** The key of the point (x, y) at cut t; at ±∞ the x order alone. */
@@ -663,7 +682,11 @@ function insertToCut(scratch: KendallScratch, t: number): number | null {
       } while (i >= from && key[i] > k);
       key[i + 1] = k;
       order[i + 1] = b;
-      if (moves > cap) return null;
+      if (moves > cap) {
+        // At least this dense (only some of the points moved yet): a floor for the bracket's guess.
+        state.density = moves / Math.abs(t - state.orderCut);
+        return null;
+      }
     }
   }
   if (moves > 0 && t !== state.orderCut) state.density = moves / Math.abs(t - state.orderCut);
@@ -676,9 +699,10 @@ function insertToCut(scratch: KendallScratch, t: number): number | null {
  * Insertion-sorts each season, from the order lowerCut left (scratch.order, kept), by its key
  * at cut t, and lists the slope of every pair this reverses (the pairs between the two cuts)
  * in state.candidates as far as it holds them: (y_j − y_i)/(x_j − x_i) with i before j in x
- * order. Time O(n + pairs between the cuts). Returns how many there are.
+ * order. Time O(n + pairs between the cuts). Returns how many there are, or, once past
+ * `limit`, stops and returns the count so far (more than limit).
  */
-function listCrossings(scratch: KendallScratch, t: number): number {
+function listCrossings(scratch: KendallScratch, t: number, limit: number): number {
   const { x: xs, y: ys, keyTmp, order, orderTmp, segFrom, segTo, state } = scratch;
   const out = state.candidates;
   const capacity = out.length;
@@ -710,6 +734,7 @@ function listCrossings(scratch: KendallScratch, t: number): number {
       } while (i >= from && keyTmp[i] > k);
       keyTmp[i + 1] = k;
       orderTmp[i + 1] = b;
+      if (count > limit) return count;
     }
   }
   return count;

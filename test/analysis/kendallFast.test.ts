@@ -137,6 +137,27 @@ describe("Kendall fast path against brute force", () => {
     }
   });
 
+  it("trends that outweigh the noise: a first cut too far for insertion, a bracket narrowed from a guessed density; float32 lines tied at the median", () => {
+    // The cut at the least-squares slope is sorted, not reached from 0 by insertion, so the
+    // bracket's density is a floor; slopes crowd around the pivot and the bracket is narrowed.
+    // Weak trends between them: a density must not carry over from one series to the next.
+    const scratch = kendallScratch(900);
+    for (let trial = 0; trial < 40; trial++) {
+      const n = 600 + Math.floor(random() * 300);
+      const x = xs(n, trial % 3 === 2 ? 1 : 0);
+      const kind = trial % 4;
+      const c = random();
+      const y = Float64Array.from({ length: n }, (_, i) => {
+        const t = x[i] - x[0];
+        if (kind === 0) return t + 1e-3 * random(); // a line with tiny noise
+        if (kind === 1) return 0.05 * t + 10 * random(); // a strong trend
+        if (kind === 2) return Math.fround(t + c); // float32 rounding: slopes of exactly 1 in runs
+        return 10 * random() + 0.001 * t; // a weak trend
+      });
+      check(mannKendall(x, y, n, scratch), reference(x, y, [0, n]), `trial ${trial} kind ${kind} n ${n}`);
+    }
+  });
+
   it("all values equal, and one long season of a cube's length", () => {
     const n = 1461;
     const x = xs(n, 0);
