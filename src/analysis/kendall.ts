@@ -16,6 +16,7 @@
  * // { score: 4, variance: 8.666..., z: 1.019, pValue: 0.308, sensSlope: 1.1666... }
  * ```
  */
+import { differencesExact, keyExact } from "./exactArithmetic.js";
 import { type InversionSorter, inversionSorter } from "./inversionSort.js";
 import { normalTwoSidedP } from "./statDistributions.js";
 
@@ -95,6 +96,8 @@ const BRACKET_ATTEMPTS = 8;
 const BRACKET_OVERRUN = 8;
 /** ...at most this many times before one is listed whole. */
 const BRACKET_NARROWINGS = 12;
+/** Middle ranks more than this many pairs a point from the first cut may lie on one tied slope: see tiedSlopes. */
+const TIE_PROBE_DISTANCE = 4;
 const UNIT_ROUNDOFF = 2 ** -53;
 
 export function kendallScratch(n: number): KendallScratch {
@@ -458,7 +461,15 @@ function selectSlopes(scratch: KendallScratch, low: number, high: number, side: 
   const firstLo = side > 0 ? 0 : -Infinity;
   const firstHi = side > 0 ? Infinity : 0;
   const pivot = side > 0 ? Math.max(state.pivot, 0) : Math.min(state.pivot, 0);
-  const anchor = lowerCut(scratch, pivot, side);
+  let anchor = lowerCut(scratch, pivot, side);
+  const far = anchor <= low ? high + 1 - anchor : anchor > high ? anchor - low : 0;
+  if (far > TIE_PROBE_DISTANCE * scratch.x.length) {
+    const guess = (1.5 * far + BRACKET_SLACK) / (state.density > 0 ? state.density : fallbackDensity(scratch));
+    const up = anchor <= low;
+    if (tiedSlopes(scratch, low, high, side, up, up ? Math.min(firstHi, pivot + guess) : Math.max(firstLo, pivot - guess))) return;
+    state.orderCut = NaN; // the first cut sorted afresh
+    anchor = lowerCut(scratch, pivot, side);
+  }
   const anchorLower = state.lowerBound;
   const anchorUpper = state.aboveLowerCut;
   const straddles = anchor > low && high >= anchor;
@@ -504,6 +515,55 @@ function selectSlopes(scratch: KendallScratch, low: number, high: number, side: 
   const inside = upperCut(scratch, firstHi, side, Infinity);
   if (!pickRanks(state.candidates, inside, low - below, high - below, state))
     throw new Error("Sen's slope: the median fell outside its bracket");
+}
+
+/**
+ * Sen's slope when both middle ranks fall on one slope that many pairs share (a line stored
+ * in float32, quantized values), where listing every pair tied there would take O(ties). A
+ * sample of the pairs between the first cut and `end` (above it when `up`) names the most frequent slope v.
+ * When every key y − v·x and every difference of x and of y is exact, cuts at v count the
+ * pairs below v and at v exactly (and each computed slope falls on the same side of v as its
+ * exact value); if the middle ranks lie between the two counts, both are v. Otherwise false,
+ * with scratch.order no longer at the first cut.
+ */
+function tiedSlopes(scratch: KendallScratch, low: number, high: number, side: number, up: boolean, end: number): boolean {
+  const { x: xs, y: ys, segFrom, segTo, state } = scratch;
+  const sample = Math.min(scratch.x.length, state.candidates.length);
+  const listed = up ? upperCut(scratch, end, side, sample) : downCut(scratch, end, side, sample);
+  const v = mostFrequent(state.candidates, Math.min(listed, sample));
+  if (v === undefined || Math.sign(v) !== side) return false;
+  for (let s = 0; s < state.segments; s++) {
+    const from = segFrom[s];
+    const to = segTo[s];
+    if (!differencesExact(xs, from, to) || !differencesExact(ys, from, to)) return false;
+    for (let i = from; i < to; i++) if (!keyExact(xs[i], ys[i], v)) return false;
+  }
+  // Sorted afresh (not by insertion, which keeps equal keys in the order it found them).
+  state.orderCut = NaN;
+  const below = sortByCut(scratch, v, true);
+  const atOrBelow = sortByCut(scratch, v, false) - state.equalXYPairs;
+  if (!(below <= low && high < atOrBelow)) return false;
+  state.lowerSlope = v;
+  state.upperSlope = v;
+  return true;
+}
+
+/** The value most often in values[0..count) (which it sorts) if it is there at least count/16 times. */
+function mostFrequent(values: Float64Array, count: number): number | undefined {
+  if (count < 16) return undefined;
+  const sorted = values.subarray(0, count).sort();
+  let best = 0;
+  let bestRun = 0;
+  for (let i = 0; i < count;) {
+    let j = i + 1;
+    while (j < count && sorted[j] === sorted[i]) j++;
+    if (j - i > bestRun) {
+      bestRun = j - i;
+      best = sorted[i];
+    }
+    i = j;
+  }
+  return bestRun * 16 >= count ? best : undefined;
 }
 
 /** Pairs per unit of slope when no cut has measured it: all pairs over the series' slope range. */
