@@ -27,8 +27,16 @@ import {
 import { MessageType, findMessage, readObjectHeader } from "./objectHeader.js";
 import { Hdf5FormatError, Hdf5Source, Hdf5UnsupportedError } from "./source.js";
 
-/** Chunks read and decoded at once by one hyperslab read. */
+/** Chunks (or runs of chunks) read and decoded at once by one hyperslab read. */
 const CONCURRENT_CHUNKS = 8;
+/**
+ * Chunks stored one after another are read together, up to this many bytes a read: a file of
+ * small chunks (netCDF-4's 1 × 45 × 90 of 16 KB) otherwise costs a trip through libuv's pool
+ * for every chunk, and the job waits on those trips more than it inflates.
+ */
+const RUN_READ_BYTES = 1024 * 1024;
+/** A gap between two chunks read through rather than ending the run (the chunk index's nodes lie between chunks). */
+const RUN_READ_GAP = 16 * 1024;
 
 export interface Hdf5Dataset {
   readonly path: string;
@@ -42,6 +50,8 @@ export interface Hdf5Dataset {
   readonly elementSize: number;
   /** Chunks read from the file (not counting fill-value chunks) since opening: for tests. */
   readonly chunksRead: number;
+  /** Positional reads those took (a run of chunks stored one after another is one): for tests. */
+  readonly chunkReadCalls: number;
   /** Values of [start, start+count) in C order, in native byte order; into `into` when it is of the dataset's type and the window's length. */
   read(start: readonly number[], count: readonly number[], signal?: AbortSignal, into?: TypedArray): Promise<TypedArray>;
   /** The stored chunks, with grid coordinates (chunk index per dimension). */
@@ -79,10 +89,12 @@ class Dataset implements Hdf5Dataset {
   readonly storage: Layout["class"];
   readonly chunkIndex?: ChunkIndexName;
   chunksRead = 0;
+  chunkReadCalls = 0;
   private readonly chunkBytes: number;
   private index?: Promise<Map<number, StoredChunk>>;
   private fillChunk?: Uint8Array;
   private readonly readBuffers: Buffer[] = [];
+  private readonly runBuffers: Buffer[] = [];
 
   constructor(
     private readonly source: Hdf5Source,
@@ -136,20 +148,44 @@ class Dataset implements Hdf5Dataset {
       this.toNativeOrder(result);
       return result;
     }
+    // A chunk that is one contiguous run of the window decodes straight into it.
+    const place = async (coords: readonly number[], decode: (into?: Uint8Array) => Promise<Uint8Array>) => {
+      const at = this.contiguousOffset(coords, start, count);
+      const into = at >= 0 ? outBytes.subarray(at, at + this.chunkBytes) : undefined;
+      const bytes = await decode(into);
+      if (!into) this.copyRegion(bytes, coords, outBytes, start, count);
+      else if (bytes !== into) into.set(bytes);
+    };
+    const runs = await this.readRuns(wanted);
     let next = 0;
     const worker = async () => {
-      while (next < wanted.length) {
-        const coords = wanted[next++];
+      while (next < runs.length) {
+        const run = runs[next++];
         signal?.throwIfAborted();
-        // A chunk that is one contiguous run of the window decodes straight into it.
-        const at = this.contiguousOffset(coords, start, count);
-        const into = at >= 0 ? outBytes.subarray(at, at + this.chunkBytes) : undefined;
-        const bytes = await this.chunk(coords, into);
-        if (!into) this.copyRegion(bytes, coords, outBytes, start, count);
-        else if (bytes !== into) into.set(bytes);
+        if (run.length === 1) {
+          await place(run[0].coords, (into) => this.chunk(run[0].coords, into));
+          continue;
+        }
+        const buffer = this.runBuffers.pop() ?? Buffer.allocUnsafeSlow(RUN_READ_BYTES);
+        try {
+          const first = run[0].address;
+          const last = run[run.length - 1];
+          await this.source.readInto(buffer.subarray(0, last.address + last.size - first), first);
+          this.chunkReadCalls++;
+          this.chunksRead += run.length;
+          await Promise.all(
+            run.map((stored) =>
+              place(stored.coords, (into) =>
+                this.decode(stored, buffer.subarray(stored.address - first, stored.address - first + stored.size), into),
+              ),
+            ),
+          );
+        } finally {
+          if (this.runBuffers.length < CONCURRENT_CHUNKS) this.runBuffers.push(buffer);
+        }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENT_CHUNKS, wanted.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(CONCURRENT_CHUNKS, runs.length) }, worker));
     this.toNativeOrder(out);
     return out;
   }
@@ -162,8 +198,6 @@ class Dataset implements Hdf5Dataset {
     }
     const stored = (await this.chunkMap()).get(this.linear(coords));
     if (!stored) return this.filledChunk();
-    const partial = coords.some((c, d) => (c + 1) * this.chunkShape[d] > this.shape[d]);
-    const filters = this.layout.class === "chunked" && this.layout.unfilteredEdges && partial ? [] : this.filters;
     // Stored bytes are read into a buffer of the dataset's own, reused once decoded: a fresh
     // one per chunk was garbage the collector and the kernel then paid for.
     const i = this.readBuffers.findIndex((b) => b.length >= stored.size);
@@ -171,11 +205,49 @@ class Dataset implements Hdf5Dataset {
     try {
       const bytes = buffer.subarray(0, stored.size);
       await this.source.readInto(bytes, stored.address);
+      this.chunkReadCalls++;
       this.chunksRead++;
-      return await decodeChunk(bytes, filters, stored.filterMask, this.chunkBytes, this.type.size, into);
+      return await this.decode(stored, bytes, into);
     } finally {
       if (this.readBuffers.length < CONCURRENT_CHUNKS) this.readBuffers.push(buffer);
     }
+  }
+
+  /** A stored chunk's bytes through its filters (an edge chunk may have skipped them). */
+  private decode(stored: StoredChunk, bytes: Buffer, into?: Uint8Array): Promise<Uint8Array> {
+    const partial = stored.coords.some((c, d) => (c + 1) * this.chunkShape[d] > this.shape[d]);
+    const filters = this.layout.class === "chunked" && this.layout.unfilteredEdges && partial ? [] : this.filters;
+    return decodeChunk(bytes, filters, stored.filterMask, this.chunkBytes, this.type.size, into);
+  }
+
+  /**
+   * The wanted chunks grouped into runs read at once: stored chunks that follow one another in
+   * the file (RUN_READ_GAP apart at most), in file order, up to RUN_READ_BYTES a run. A chunk never written (the fill
+   * value), or too big to share a read, is a run of its own.
+   */
+  private async readRuns(wanted: readonly number[][]): Promise<StoredChunk[][]> {
+    const map = await this.chunkMap();
+    const runs: StoredChunk[][] = [];
+    const small: StoredChunk[] = [];
+    for (const coords of wanted) {
+      const stored = map.get(this.linear(coords));
+      if (stored && stored.size <= RUN_READ_BYTES / 4) small.push(stored);
+      else runs.push([stored ?? { coords, address: -1, size: 0, filterMask: 0 }]);
+    }
+    small.sort((a, b) => a.address - b.address);
+    let run: StoredChunk[] = [];
+    for (const stored of small) {
+      const first = run[0];
+      const last = run[run.length - 1];
+      const gap = last ? stored.address - (last.address + last.size) : -1;
+      if (gap < 0 || gap > RUN_READ_GAP || stored.address + stored.size - first.address > RUN_READ_BYTES) {
+        if (run.length) runs.push(run);
+        run = [];
+      }
+      run.push(stored);
+    }
+    if (run.length) runs.push(run);
+    return runs;
   }
 
   /** Byte offset in the window's bytes of a chunk that lies whole in it as one contiguous run; -1 otherwise. */

@@ -53,6 +53,25 @@ describe("chunk reader", () => {
     await h5.close();
   });
 
+  it("reads chunks stored one after another with one read a run, to the values chunk-by-chunk reads give", async () => {
+    // 1096 chunks of 1 × 4 × 5 (deflate and shuffle), the chunk index's nodes between them.
+    const h5 = await openHdf5Chunks(new URL("../../golden/analysis/daily_nc4.nc", import.meta.url).pathname);
+    const ds = (await h5.dataset("tas"))!;
+    const [times, rows, cols] = ds.shape;
+    const slices = [];
+    for (let t = 0; t < times; t++) slices.push(Array.from(await ds.read([t, 0, 0], [1, rows, cols])));
+    assert.equal(ds.chunkReadCalls, times, "a whole-chunk read is one read");
+    const before = ds.chunkReadCalls;
+    // A window cutting through every chunk, so each is copied from its run into place.
+    const window = await ds.read([5, 1, 1], [1000, 3, 3]);
+    assert.equal(ds.chunksRead, times + 1000);
+    assert.ok(ds.chunkReadCalls - before <= 2, `${ds.chunkReadCalls - before} reads for 1000 chunks`);
+    const want: number[] = [];
+    for (let t = 5; t < 1005; t++) for (let r = 1; r < 4; r++) for (let c = 1; c < 4; c++) want.push(slices[t][r * cols + c]);
+    assert.deepEqual(Array.from(window), want);
+    await h5.close();
+  });
+
   it("missing datasets are undefined and unsupported filters are named", async () => {
     const h5 = await openHdf5Chunks(FIXTURES + "latest.h5");
     assert.equal(await h5.dataset("no/such"), undefined);
