@@ -25,6 +25,8 @@ export interface ServeConfig {
    */
   readonly metadata?: string;
   readonly workers: number;
+  /** Job threads started with the server, the task module and readers loaded (0: none; the readers load with the first job). */
+  readonly warmWorkers: number;
   readonly jobThreads: number;
   readonly jobTimeLimitMs: number;
   readonly jobRetentionMs: number;
@@ -68,6 +70,11 @@ export const SERVE_OPTIONS = {
     help: "keep users, tokens, items and jobs in PostgreSQL, shared by every API node: postgres://user@host:5432/db (the password from PGPASSWORD, or in the URL given through the environment variable, out of ps and shell history); default: SQLite in <data-dir>/strata.db",
   },
   workers: { type: "string", env: "STRATA_WORKERS", help: "worker threads running jobs (default: the number of cores)" },
+  "warm-workers": {
+    type: "string",
+    env: "STRATA_WARM_WORKERS",
+    help: "job threads started at once with the task module and raster readers loaded, so a job on an idle server starts without loading them (~0.35 s), at ~65 MB more at rest; 0 loads nothing ahead (default 1, at most --workers)",
+  },
   "job-threads": {
     type: "string",
     env: "STRATA_JOB_THREADS",
@@ -204,6 +211,7 @@ export function resolveServeConfig(flags: Values, env: Record<string, string | u
   const queue = get("queue");
   if (queue !== undefined) checkRedisUrl(queue, "queue");
   const logFormat = get("log-format");
+  const workers = integer(get("workers") ?? String(availableParallelism()), "workers", 1, 256);
   if (logFormat !== undefined && logFormat !== "text" && logFormat !== "json")
     throw new InvalidInputError(`--log-format must be text or json; got "${logFormat}"`, { parameter: "log-format" });
   return {
@@ -212,7 +220,8 @@ export function resolveServeConfig(flags: Values, env: Record<string, string | u
     publicUrl,
     dataDir: get("data-dir") ?? "./data",
     ...(metadata === undefined ? {} : { metadata }),
-    workers: integer(get("workers") ?? String(availableParallelism()), "workers", 1, 256),
+    workers,
+    warmWorkers: integer(get("warm-workers") ?? String(Math.min(1, workers)), "warm-workers", 0, workers),
     jobThreads: integer(get("job-threads") ?? String(availableParallelism()), "job-threads", 1, 256),
     jobTimeLimitMs: duration(get("job-time-limit") ?? "6h", "job-time-limit"),
     jobRetentionMs: duration(get("job-retention") ?? "7d", "job-retention"),

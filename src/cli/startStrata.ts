@@ -101,8 +101,8 @@ async function startOn(db: MetadataDatabase, config: ServeConfig, options: { log
         db,
         workerModule: WORKER_MODULE,
         workers: config.workers,
-        // One ready with the task module and the readers loaded: a job on an idle server starts at once.
-        warmWorkers: 1,
+        // Ready with the task module and the readers loaded: a job on an idle server starts at once.
+        warmWorkers: config.warmWorkers,
         threadsPerJob: config.jobThreads,
         timeLimitMs: config.jobTimeLimitMs,
         retentionMs: config.jobRetentionMs,
@@ -148,7 +148,8 @@ async function startOn(db: MetadataDatabase, config: ServeConfig, options: { log
   await server.listen({ host: config.host, port: config.port });
   // Submits open their inputs on this thread to check them: the first should not wait for the
   // readers (the HDF5 library) to load. A reader that cannot load fails the opens that need it.
-  warmReaders().catch((e: unknown) => server.log.warn(`the raster readers could not be loaded ahead: ${String(e)}`));
+  if (config.warmWorkers > 0)
+    warmReaders().catch((e: unknown) => server.log.warn(`the raster readers could not be loaded ahead: ${String(e)}`));
   let closed = false;
   return {
     url: config.publicUrl,
