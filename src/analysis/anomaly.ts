@@ -97,7 +97,7 @@ export function anomalyTile(values: TypedArray, options: AnomalyTileOptions): Fl
       throw new RangeError(`the reference holds ${reference.length} values, neither one slice (${P}) nor every slice (${T * P})`);
     }
     const perSlice = reference.length !== P;
-    for (let t = 0; t < T; t++) applyRow(values, out, t * P, P, nd, kind, reference, perSlice ? t * P : 0, reference, limit);
+    for (let t = 0; t < T; t++) applyRow(values, out, t * P, 0, P, nd, kind, reference, perSlice ? t * P : 0, reference, 0, limit);
     return out;
   }
 
@@ -133,7 +133,7 @@ export function anomalyTile(values: TypedArray, options: AnomalyTileOptions): Fl
         }
         ref[p] = n === 0 || (bad && !ignoreNoData) ? Number.NaN : medianOf(buf, n);
       }
-      for (let j = a; j < b; j++) applyRow(values, out, members[j] * P, P, nd, kind, ref, 0, sd, limit);
+      for (let j = a; j < b; j++) applyRow(values, out, members[j] * P, 0, P, nd, kind, ref, 0, sd, 0, limit);
     }
     return out;
   }
@@ -176,7 +176,7 @@ export function anomalyTile(values: TypedArray, options: AnomalyTileOptions): Fl
       for (let p = 0; p < P; p++) sd[p] = Math.sqrt(sd[p] / count[p]);
       if (first) constantToZero(values, members, a, b, P, nd, first, sd);
     }
-    for (let j = a; j < b; j++) applyRow(values, out, members[j] * P, P, nd, kind, ref, 0, sd, limit);
+    for (let j = a; j < b; j++) applyRow(values, out, members[j] * P, 0, P, nd, kind, ref, 0, sd, 0, limit);
   }
   return out;
 }
@@ -207,30 +207,34 @@ function constantToZero(
 }
 
 /**
- * The anomalies of one slice, values[row .. row+P) into out[row .. row+P), against µ or m
- * `ref[p]` (and s = `sd[p]` for Z_SCORE); see applyRow.
+ * The anomalies of pixels [from, to) of one slice, values[row + p] into out[row + p], against
+ * µ or m ref[roff + p] (and s = sd[soff + p] for Z_SCORE); see applyRow.
  * @example
- * applyAnomalyRow(slab, out, k * P, P, NaN, "Z_SCORE", mean, sd);
+ * applyAnomalyRow(slab, out, k * P, 0, P, NaN, "Z_SCORE", mean, g * P, sd, g * P);
  */
 export function applyAnomalyRow(
   values: TypedArray,
   out: Float32Array | Float64Array,
   row: number,
-  P: number,
+  from: number,
+  to: number,
   nodata: number,
   method: AnomalyMethod,
   ref: Float64Array,
+  roff: number,
   sd: Float64Array | undefined,
+  soff: number,
 ): void {
-  applyRow(values, out, row, P, nodata, KIND[method].kind, ref, 0, sd ?? ref, out instanceof Float32Array ? F32_MAX : Number.MAX_VALUE);
+  const limit = out instanceof Float32Array ? F32_MAX : Number.MAX_VALUE;
+  applyRow(values, out, row, from, to, nodata, KIND[method].kind, ref, roff, sd ?? ref, sd ? soff : roff, limit);
 }
 
 /** Largest finite float32. */
 const F32_MAX = 3.4028234663852886e38;
 
 /**
- * The anomalies of one slice (values[row .. row+P)) against R = ref[roff + p] (and s = sd[p]
- * for Z_SCORE). Nodata x, nodata R, a division by zero (±Infinity or 0/0) and values beyond
+ * The anomalies of pixels [from, to) of one slice (values[row + p]) against R = ref[roff + p]
+ * (and s = sd[soff + p] for Z_SCORE). Nodata x, nodata R, a division by zero (±Infinity or 0/0) and values beyond
  * `limit` (the output type's largest finite value) all come out NaN: a value is kept only
  * when it compares within ±limit, which NaN never does.
  */
@@ -238,24 +242,26 @@ function applyRow(
   values: TypedArray,
   out: Float32Array | Float64Array,
   row: number,
-  P: number,
+  from: number,
+  to: number,
   nd: number,
   kind: number,
   ref: Float64Array,
   roff: number,
   sd: Float64Array,
+  soff: number,
   limit: number,
 ): void {
   switch (kind) {
     case DIFFERENCE:
-      for (let p = 0; p < P; p++) {
+      for (let p = from; p < to; p++) {
         const x = values[row + p];
         const v = x - ref[roff + p];
         out[row + p] = x !== nd && v <= limit && v >= -limit ? v : Number.NaN;
       }
       return;
     case PERCENT_DIFFERENCE:
-      for (let p = 0; p < P; p++) {
+      for (let p = from; p < to; p++) {
         const x = values[row + p];
         const r = ref[roff + p];
         const v = Math.abs(x - r) / ((x + r) / 2);
@@ -263,16 +269,16 @@ function applyRow(
       }
       return;
     case PERCENT_OF:
-      for (let p = 0; p < P; p++) {
+      for (let p = from; p < to; p++) {
         const x = values[row + p];
         const v = x / ref[roff + p];
         out[row + p] = x !== nd && v <= limit && v >= -limit ? v : Number.NaN;
       }
       return;
     default:
-      for (let p = 0; p < P; p++) {
+      for (let p = from; p < to; p++) {
         const x = values[row + p];
-        const v = (x - ref[roff + p]) / sd[p];
+        const v = (x - ref[roff + p]) / sd[soff + p];
         out[row + p] = x !== nd && v <= limit && v >= -limit ? v : Number.NaN;
       }
   }

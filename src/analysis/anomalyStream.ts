@@ -9,6 +9,7 @@
 import { STD_TIME, type Cube, type IndexRange, type Selection, type Slab, type Variable, variableNamed } from "../cube/types.js";
 import { type AnomalyPlan, anomalyPixelType, applyAnomalyRow, referenceMismatch } from "./anomaly.js";
 import { GroupMoments, momentBytes } from "./groupMoments.js";
+import { RUN_PIXEL_BLOCK } from "./pixelBlocks.js";
 import { type GroupInterval, groupKeys } from "./groups.js";
 import { type RunWalk, type StreamShape, type StreamUnit, eachRun } from "./runs.js";
 import type { StatisticsAccumulator } from "./statistics.js";
@@ -63,7 +64,7 @@ export async function accumulateUnit(
   const nodata = v.nodata ?? NaN;
   let kept = !!plan.keepInput && !!sink?.keepBlock;
   await eachRun(v, plan.runs[v.name], unit.dims, unit.band, walk, async (t0, slab) => {
-    for (let k = 0; k * P < slab.length; k++) moments.add(slab, k * P, groups[t0 + k], nodata);
+    moments.addRun(slab, groups, t0, nodata);
     if (kept) {
       const { start, shape } = unitBlock(v, unit, t0, slab.length / P);
       kept = await sink!.keepBlock!(v.name, start, { data: slab, shape });
@@ -113,13 +114,26 @@ export async function applyUnit(
     if (!buffer || buffer.length < slab.length) buffer = F64 ? new Float64Array(slab.length) : new Float32Array(slab.length);
     const out = buffer.subarray(0, slab.length);
     const given = external ? await external.read(unit, t0, t0 + slices, walk.signal) : undefined;
-    for (let k = 0; k < slices; k++) {
-      const g = groups[t0 + k];
-      const mean = given
-        ? given.values.subarray(given.perSlice ? k * P : 0, (given.perSlice ? k * P : 0) + P)
-        : reference!.mean.subarray(g * P, (g + 1) * P);
-      const sd = reference?.sd?.subarray(g * P, (g + 1) * P);
-      applyAnomalyRow(slab, out, k * P, P, nodata, plan.method, mean, sd);
+    // A block of pixels through every slice of the run: its reference rows stay in cache.
+    for (let from = 0; from < P; from += RUN_PIXEL_BLOCK) {
+      const to = Math.min(P, from + RUN_PIXEL_BLOCK);
+      for (let k = 0; k < slices; k++) {
+        const g = groups[t0 + k];
+        const offset = given ? (given.perSlice ? k * P : 0) : g * P;
+        applyAnomalyRow(
+          slab,
+          out,
+          k * P,
+          from,
+          to,
+          nodata,
+          plan.method,
+          given ? given.values : reference!.mean,
+          offset,
+          reference?.sd,
+          g * P,
+        );
+      }
     }
     statistics.add(out, undefined);
     const { start, shape } = unitBlock(v, unit, t0, slices);

@@ -9,6 +9,7 @@
  * bytes per pixel and group, + 16 with s.
  */
 import type { TypedArray } from "../cube/types.js";
+import { RUN_PIXEL_BLOCK } from "./pixelBlocks.js";
 
 export interface GroupMomentsShape {
   readonly groups: number;
@@ -39,16 +40,28 @@ export class GroupMoments {
   }
 
   /**
-   * Add one slice of group `g`: values[offset .. offset + pixels); NaN and `nodata` are nodata.
+   * Add a run of slices, values[k·P .. (k+1)·P) of group groups[t0 + k] for each k; NaN and
+   * `nodata` are nodata. Pixels are taken a cache-sized block at a time through every slice,
+   * so a group's sums stay in cache across the run rather than streaming from memory once a
+   * slice; each cell still adds its slices in order (the same sums as slice by slice).
    * @example
-   * m.add(slab.data, t * P, groups[t], v.nodata ?? NaN);
+   * m.addRun(slab.data, groups, t0, v.nodata ?? NaN);
    */
-  add(values: TypedArray, offset: number, g: number, nodata: number): void {
+  addRun(values: TypedArray, groups: ArrayLike<number>, t0: number, nodata: number): void {
     const P = this.shape.pixels;
-    const base = g * P;
+    const slices = Math.floor(values.length / P);
+    for (let from = 0; from < P; from += RUN_PIXEL_BLOCK) {
+      const to = Math.min(P, from + RUN_PIXEL_BLOCK);
+      for (let k = 0; k < slices; k++) this.addRange(values, k * P, groups[t0 + k], nodata, from, to);
+    }
+  }
+
+  /** Add pixels [from, to) of the slice at values[offset ..) to group g. */
+  private addRange(values: TypedArray, offset: number, g: number, nodata: number, from: number, to: number): void {
+    const base = g * this.shape.pixels;
     const shiftBase = this.shiftBase(g);
     const { shift, s1, s2, n, bad } = this;
-    for (let p = 0; p < P; p++) {
+    for (let p = from; p < to; p++) {
       const x = values[offset + p];
       const i = base + p;
       if (x !== x || x === nodata) {

@@ -17,6 +17,7 @@
  */
 import { STD_TIME, type Cube, type TypedArray, type Variable, variableNamed } from "../cube/types.js";
 import { type QrFactorization, qrFactor, qrSolve } from "./linalg.js";
+import { RUN_PIXEL_BLOCK } from "./pixelBlocks.js";
 import { type RunWalk, type StreamShape, type StreamUnit, eachRun } from "./runs.js";
 import type { StatisticsAccumulator } from "./statistics.js";
 import type { BlockSink } from "./subset.js";
@@ -51,9 +52,6 @@ function basisOf(v: Variable, plan: TrendPlan) {
   for (let i = 0; i < x.length; i++) fitBasis(plan.model, x[i], center, scale, phi, i * p, 1);
   return { phi, p, n: x.length, center, scale };
 }
-
-/** Pixels whose LINEAR sums (60 bytes each) stay in a core's cache while a run's slices pass. */
-const CACHE_BLOCK = 8192;
 
 /** Pass-0 sums of one unit's pixels. */
 export class TrendSums {
@@ -98,8 +96,8 @@ export class TrendSums {
       for (let k = 0; k < slices; k++) this.addBasis(values, k * pixels, phi.subarray(k * p, (k + 1) * p), nodata);
       return;
     }
-    for (let b = 0; b < pixels; b += CACHE_BLOCK) {
-      const end = Math.min(pixels, b + CACHE_BLOCK);
+    for (let b = 0; b < pixels; b += RUN_PIXEL_BLOCK) {
+      const end = Math.min(pixels, b + RUN_PIXEL_BLOCK);
       for (let k = 0; k < slices; k++) this.addLine(values, k * pixels, b, end, phi[2 * k], phi[2 * k + 1], nodata);
     }
   }

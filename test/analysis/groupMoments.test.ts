@@ -24,9 +24,9 @@ describe("GroupMoments", () => {
   it("means and standard deviations per group and pixel (hand-worked)", () => {
     // Two pixels; group 0 gets slices [1, 10] and [3, 10], group 1 gets [5, NaN].
     const m = new GroupMoments({ groups: 2, pixels: 2, withSd: true });
-    m.add(Float32Array.of(1, 10), 0, 0, NaN);
-    m.add(Float32Array.of(3, 10), 0, 0, NaN);
-    m.add(Float32Array.of(5, NaN), 0, 1, NaN);
+    m.addRun(Float32Array.of(1, 10), [0], 0, NaN);
+    m.addRun(Float32Array.of(3, 10), [0], 0, NaN);
+    m.addRun(Float32Array.of(5, NaN), [1], 0, NaN);
     const { mean, sd } = m.finish(true);
     assert.deepEqual([...mean], [2, 10, 5, NaN]);
     // Group 0, pixel 0: values 1 and 3, µ = 2, s = 1; pixel 1: constant 10, s exactly 0.
@@ -35,8 +35,8 @@ describe("GroupMoments", () => {
 
   it("a group that met nodata is nodata unless nodata is ignored; the nodata value counts as nodata", () => {
     const m = new GroupMoments({ groups: 1, pixels: 1, withSd: false });
-    m.add(Int16Array.of(4), 0, 0, -999);
-    m.add(Int16Array.of(-999), 0, 0, -999);
+    m.addRun(Int16Array.of(4), [0], 0, -999);
+    m.addRun(Int16Array.of(-999), [0], 0, -999);
     assert.deepEqual([...m.finish(true).mean], [4]);
     assert.deepEqual([...m.finish(false).mean], [NaN]);
   });
@@ -46,8 +46,8 @@ describe("GroupMoments", () => {
     const whole = new GroupMoments({ groups: 2, pixels: 2, withSd: true });
     const shares = [0, 1, 2].map(() => new GroupMoments({ groups: 2, pixels: 2, withSd: true }));
     for (let t = 0; t < 20; t++) {
-      whole.add(values, 2 * t, t % 2, NaN);
-      shares[t % 3].add(values, 2 * t, t % 2, NaN);
+      whole.addRun(values.subarray(2 * t, 2 * t + 2), [t % 2], 0, NaN);
+      shares[t % 3].addRun(values.subarray(2 * t, 2 * t + 2), [t % 2], 0, NaN);
     }
     const scratch = await jobScratch();
     const merged = new GroupMoments(whole.shape);
@@ -74,7 +74,7 @@ describe("GroupMoments", () => {
     // 3 groups 40 K apart around 10^6, 12 slices of 2 pixels dealt to 2 shares, pixel 1 missing in share 0.
     const value = (t: number, p: number) => 1e6 + 40 * (t % 3) + 0.125 * t + p;
     const shares = [0, 1].map(() => new GroupMoments({ groups: 3, pixels: 2, withSd: false }));
-    for (let t = 0; t < 12; t++) shares[t < 5 ? 0 : 1].add(Float64Array.of(value(t, 0), t < 5 ? NaN : value(t, 1)), 0, t % 3, -1);
+    for (let t = 0; t < 12; t++) shares[t < 5 ? 0 : 1].addRun(Float64Array.of(value(t, 0), t < 5 ? NaN : value(t, 1)), [t % 3], 0, -1);
     const scratch = await jobScratch();
     const merged = new GroupMoments(shares[1].shape);
     await scratch.writeArrays("s1", shares[1].views());
@@ -86,6 +86,24 @@ describe("GroupMoments", () => {
       assert.equal(mean[g * 2], ts.reduce((a, t) => a + value(t, 0), 0) / 4, `group ${g}, pixel 0`);
       const later = ts.filter((t) => t >= 5);
       assert.equal(mean[g * 2 + 1], later.reduce((a, t) => a + value(t, 1), 0) / later.length, `group ${g}, pixel 1`);
+    }
+  });
+
+  it("a run taken in pixel blocks gives the sums slice by slice gives, bit for bit", () => {
+    // 20,000 pixels (across the 8,192-pixel blocks), 7 slices of 3 groups, nodata anywhere.
+    const P = 20_000;
+    const groups = [2, 0, 0, 1, 2, 2, 0];
+    const values = Float32Array.from({ length: 7 * P }, (_, i) => (i % 101 === 0 ? NaN : i % 103 === 0 ? -5 : 300 + Math.sin(i) * 20));
+    for (const withSd of [false, true]) {
+      const run = new GroupMoments({ groups: 3, pixels: P, withSd });
+      const bySlice = new GroupMoments({ groups: 3, pixels: P, withSd });
+      run.addRun(values, [9, 9, ...groups], 2, -5);
+      for (let k = 0; k < 7; k++) bySlice.addRun(values.subarray(k * P, (k + 1) * P), groups, k, -5);
+      assert.deepEqual(run.views(), bySlice.views());
+      // Pixel 1's group 0 by hand: slices 1, 2 and 6.
+      const mine = [1, 2, 6].map((k) => values[k * P + 1]);
+      assert.equal(run.n[1], 3);
+      assert.equal(run.s1[1], mine[0] - run.shift[1] + (mine[1] - run.shift[1]) + (mine[2] - run.shift[1]));
     }
   });
 
