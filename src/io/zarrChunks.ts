@@ -7,7 +7,8 @@
  * write; for the blocks the analyses write (whole chunks nearly always) that was a fifth of
  * an anomaly's time. Any other block, or an array encoded otherwise, is left to zarrita.
  */
-import { mkdir, open, readFile } from "node:fs/promises";
+import { mkdirSync } from "node:fs";
+import { open, readFile } from "node:fs/promises";
 import { endianness } from "node:os";
 import { join } from "node:path";
 import { combinationAt, combinationCount } from "../cube/combinations.js";
@@ -15,6 +16,9 @@ import type { Slab, TypedArray } from "../cube/types.js";
 import { typedArrayFor } from "./raw.js";
 import { ZARR_NUMERIC_DTYPES } from "./zarrRead.js";
 import { chunkEncoder } from "./chunkEncoder.js";
+
+/** Output chunks read back at once (pass 1 of a raw anomaly reads what pass 0 kept). */
+const READ_BACK_CONCURRENCY = 4;
 
 export interface ChunkWriter {
   /**
@@ -84,28 +88,39 @@ export async function openChunkWriter(arrayDir: string): Promise<ChunkWriter | u
   const isWhole = (start: readonly number[], count: readonly number[]) =>
     count.every((n, d) => start[d] % chunk[d] === 0 && (n % chunk[d] === 0 || start[d] + n === shape[d]));
   const fileOf = (coords: readonly number[]) => join(arrayDir, ...prefix, ...coords.map(String));
-  let readBuffer: Uint8Array | undefined;
+  const readBuffers: Uint8Array[] = [];
   return {
     raw: level === null,
     async readBack(start, count, into) {
       if (level !== null || !isWhole(start, count)) return undefined;
       const block = into ?? typedArrayFor(dtype, combinationCount(count));
       const chunksAlong = count.map((n, d) => Math.ceil(n / chunk[d]));
-      readBuffer ??= new Uint8Array(chunkBytes);
-      const target = new Chunk(readBuffer.buffer as ArrayBuffer, readBuffer.byteOffset, values);
-      for (let k = 0; k < combinationCount(chunksAlong); k++) {
-        const at = combinationAt(k, chunksAlong);
-        const from = at.map((i, d) => i * chunk[d]);
-        const file = await open(fileOf(at.map((i, d) => start[d] / chunk[d] + i)), "r");
+      const chunks = combinationCount(chunksAlong);
+      // A few chunks at once: one after another, each open, read and close waited its turn
+      // in libuv's pool, and a pass reading a cube's chunks back waited seconds in all.
+      let next = 0;
+      const reader = async () => {
+        const bytes = readBuffers.pop() ?? new Uint8Array(chunkBytes);
+        const target = new Chunk(bytes.buffer as ArrayBuffer, bytes.byteOffset, values);
         try {
-          const { bytesRead } = await file.read(readBuffer, 0, chunkBytes, 0);
-          if (bytesRead !== chunkBytes) throw new Error(`an output chunk read back ${bytesRead} bytes of ${chunkBytes}`);
+          while (next < chunks) {
+            const at = combinationAt(next++, chunksAlong);
+            const from = at.map((i, d) => i * chunk[d]);
+            const file = await open(fileOf(at.map((i, d) => start[d] / chunk[d] + i)), "r");
+            try {
+              const { bytesRead } = await file.read(bytes, 0, chunkBytes, 0);
+              if (bytesRead !== chunkBytes) throw new Error(`an output chunk read back ${bytesRead} bytes of ${chunkBytes}`);
+            } finally {
+              await file.close();
+            }
+            const extent = from.map((f, d) => Math.min(chunk[d], count[d] - f));
+            eachRow(chunk, count, from, extent, (src, dst, row) => block.set(target.subarray(dst, dst + row) as never, src));
+          }
         } finally {
-          await file.close();
+          readBuffers.push(bytes);
         }
-        const extent = from.map((f, d) => Math.min(chunk[d], count[d] - f));
-        eachRow(chunk, count, from, extent, (src, dst, row) => block.set(target.subarray(dst, dst + row) as never, src));
-      }
+      };
+      await Promise.all(Array.from({ length: Math.min(READ_BACK_CONCURRENCY, chunks) }, reader));
       return block;
     },
     async tryWrite(start, slab) {
@@ -122,7 +137,9 @@ export async function openChunkWriter(arrayDir: string): Promise<ChunkWriter | u
         const dir = join(arrayDir, ...prefix, ...coords.slice(0, -1).map(String));
         const file = fileOf(coords);
         if (!made.has(dir)) {
-          await mkdir(dir, { recursive: true });
+          // Synchronous (tens of µs): through libuv's pool the mkdir queued behind the input's
+          // inflates, and a daily cube's 1461 time-step directories cost its pass seconds.
+          mkdirSync(dir, { recursive: true });
           made.add(dir);
         }
         const buffer = await encoder.buffer(chunkBytes);
