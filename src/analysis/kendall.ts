@@ -524,7 +524,7 @@ function selectSlopes(scratch: KendallScratch, low: number, high: number, side: 
  * When every key y − v·x and every difference of x and of y is exact, cuts at v count the
  * pairs below v and at v exactly (and each computed slope falls on the same side of v as its
  * exact value); if the middle ranks lie between the two counts, both are v. Otherwise false,
- * with scratch.order no longer at the first cut.
+ * and scratch.order may no longer be at the first cut.
  */
 function tiedSlopes(scratch: KendallScratch, low: number, high: number, side: number, up: boolean, end: number): boolean {
   const { x: xs, y: ys, segFrom, segTo, state } = scratch;

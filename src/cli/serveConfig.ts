@@ -210,8 +210,8 @@ export function resolveServeConfig(flags: Values, env: Record<string, string | u
   if (rasterStore !== undefined) checkRasterStore(rasterStore, env);
   const queue = get("queue");
   if (queue !== undefined) checkRedisUrl(queue, "queue");
-  const logFormat = get("log-format");
   const workers = integer(get("workers") ?? String(availableParallelism()), "workers", 1, 256);
+  const logFormat = get("log-format");
   if (logFormat !== undefined && logFormat !== "text" && logFormat !== "json")
     throw new InvalidInputError(`--log-format must be text or json; got "${logFormat}"`, { parameter: "log-format" });
   return {
@@ -221,7 +221,7 @@ export function resolveServeConfig(flags: Values, env: Record<string, string | u
     dataDir: get("data-dir") ?? "./data",
     ...(metadata === undefined ? {} : { metadata }),
     workers,
-    warmWorkers: integer(get("warm-workers") ?? String(Math.min(1, workers)), "warm-workers", 0, workers),
+    warmWorkers: integer(get("warm-workers") ?? "1", "warm-workers", 0, workers),
     jobThreads: integer(get("job-threads") ?? String(availableParallelism()), "job-threads", 1, 256),
     jobTimeLimitMs: duration(get("job-time-limit") ?? "6h", "job-time-limit"),
     jobRetentionMs: duration(get("job-retention") ?? "7d", "job-retention"),
