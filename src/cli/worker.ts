@@ -43,6 +43,11 @@ const OPTIONS = {
     env: "STRATA_JOB_THREADS",
     help: "shards each pass of a job coordinated here splits into, run by any worker; context.parallelProcessingFactor asks for fewer (default: the number of cores)",
   },
+  "warm-workers": {
+    type: "string",
+    env: "STRATA_WARM_WORKERS",
+    help: "job threads started at once with the task module and raster readers loaded, so a job taken by an idle worker starts without loading them; 0 loads nothing ahead (default 1, at most --jobs)",
+  },
 } as Record<string, { type: "string"; env: string; help: string }>;
 
 const optionHelp = Object.entries(OPTIONS)
@@ -73,7 +78,8 @@ ${optionHelp}`,
     if (positionals.length)
       throw new TypeError(`strata worker takes no arguments (got ${positionals.join(" ")}); see strata worker --help`);
     const shared = Object.fromEntries(SHARED.filter((name) => values[name] !== undefined).map((name) => [name, values[name]]));
-    const config = resolveServeConfig(shared as never, process.env);
+    // --warm-workers is the worker's own here (at most --jobs), not the server's.
+    const config = resolveServeConfig(shared as never, { ...process.env, STRATA_WARM_WORKERS: undefined });
     if (config.queue === undefined)
       throw new InvalidInputError("strata worker needs --queue redis://host:port (or STRATA_QUEUE): the queue to take jobs from", {
         parameter: "queue",
@@ -88,6 +94,12 @@ ${optionHelp}`,
     const threads = count("workers");
     const jobs = count("jobs");
     const shardsPerJob = count("job-threads");
+    const warmText = (values["warm-workers"] as string | undefined) ?? process.env.STRATA_WARM_WORKERS ?? "1";
+    const warmJobs = Number(warmText);
+    if (!Number.isInteger(warmJobs) || warmJobs < 0 || warmJobs > jobs)
+      throw new InvalidInputError(`--warm-workers must be a whole number from 0 to ${jobs} (--jobs); got "${warmText}"`, {
+        parameter: "warm-workers",
+      });
     const log = (message: string, error?: unknown): void => {
       // One line each, without a stack or a secret.
       const reason = error === undefined ? "" : `: ${error instanceof Error ? error.message : String(error)}`.replace(/\s*\n[\s\S]*/, "");
@@ -116,6 +128,7 @@ ${optionHelp}`,
         redis,
         workerModule: WORKER_MODULE,
         jobs,
+        warmJobs,
         threads,
         shardsPerJob,
         timeLimitMs: config.jobTimeLimitMs,

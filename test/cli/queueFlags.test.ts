@@ -44,6 +44,9 @@ describe("--queue", () => {
       const bad = await strata(["worker", "--data-dir", dir, "--queue", "redis://h:1", "--jobs", "0"]);
       assert.equal(bad.code, 1);
       assert.match(bad.stderr, /--jobs must be a whole number from 1 to 256; got "0"/);
+      const warm = await strata(["worker", "--data-dir", dir, "--queue", "redis://h:1", "--jobs", "2", "--warm-workers", "3"]);
+      assert.equal(warm.code, 1);
+      assert.match(warm.stderr, /--warm-workers must be a whole number from 0 to 2 \(--jobs\); got "3"/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

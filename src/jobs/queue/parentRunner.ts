@@ -53,6 +53,8 @@ export interface ParentRunnerOptions {
   workerModule: URL;
   /** Parent runs at once (the job threads of this process). */
   concurrency: number;
+  /** Job threads started at once, the task module and readers loaded (see createWorkerPool's warm; default 0). */
+  warm?: number;
   /** Shards each pass of a job splits into (TaskContext.threads). */
   shardsPerJob: number;
   timeLimitMs: number;
@@ -100,6 +102,7 @@ export function createParentRunner(options: ParentRunnerOptions): ParentRunner {
   const pool = createWorkerPool({
     workerData: { workerModule: options.workerModule.href, threadsPerJob: options.shardsPerJob, fanOut: "port" },
     size: options.concurrency,
+    warm: options.warm,
     log,
     onMessage: (slot, message) => {
       const run = runs.get(slot);

@@ -20,6 +20,8 @@ export type QueueWorkerOptions = Pick<
   store: RasterStore;
   /** Parent runs at once. */
   jobs: number;
+  /** Of the parents' threads, how many start at once with the task module and readers loaded. */
+  warmJobs?: number;
   /** Shards at once (each on a thread). */
   threads: number;
 };
@@ -51,6 +53,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
     stops,
     shards: shardQueue,
     concurrency: options.jobs,
+    warm: options.warmJobs,
   });
   const shards = createShardRunner(stops, options.workerModule);
   // The name is what the queue records as the runner of each job ("processedBy"): machine and process.
