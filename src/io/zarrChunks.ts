@@ -12,6 +12,7 @@ import { open, readFile } from "node:fs/promises";
 import { endianness } from "node:os";
 import { join } from "node:path";
 import { combinationAt, combinationCount } from "../cube/combinations.js";
+import { inLanes } from "../cube/inLanes.js";
 import type { Slab, TypedArray } from "../cube/types.js";
 import { typedArrayFor } from "./raw.js";
 import { ZARR_NUMERIC_DTYPES } from "./zarrRead.js";
@@ -95,32 +96,27 @@ export async function openChunkWriter(arrayDir: string): Promise<ChunkWriter | u
       if (level !== null || !isWhole(start, count)) return undefined;
       const block = into ?? typedArrayFor(dtype, combinationCount(count));
       const chunksAlong = count.map((n, d) => Math.ceil(n / chunk[d]));
-      const chunks = combinationCount(chunksAlong);
       // A few chunks at once: one after another, each open, read and close waited its turn
       // in libuv's pool, and a pass reading a cube's chunks back waited seconds in all.
-      let next = 0;
-      const reader = async () => {
+      const chunks = Array.from({ length: combinationCount(chunksAlong) }, (_, k) => combinationAt(k, chunksAlong));
+      await inLanes(chunks, READ_BACK_CONCURRENCY, async (at) => {
         const bytes = readBuffers.pop() ?? new Uint8Array(chunkBytes);
-        const target = new Chunk(bytes.buffer as ArrayBuffer, bytes.byteOffset, values);
         try {
-          while (next < chunks) {
-            const at = combinationAt(next++, chunksAlong);
-            const from = at.map((i, d) => i * chunk[d]);
-            const file = await open(fileOf(at.map((i, d) => start[d] / chunk[d] + i)), "r");
-            try {
-              const { bytesRead } = await file.read(bytes, 0, chunkBytes, 0);
-              if (bytesRead !== chunkBytes) throw new Error(`an output chunk read back ${bytesRead} bytes of ${chunkBytes}`);
-            } finally {
-              await file.close();
-            }
-            const extent = from.map((f, d) => Math.min(chunk[d], count[d] - f));
-            eachRow(chunk, count, from, extent, (src, dst, row) => block.set(target.subarray(dst, dst + row) as never, src));
+          const file = await open(fileOf(at.map((i, d) => start[d] / chunk[d] + i)), "r");
+          try {
+            const { bytesRead } = await file.read(bytes, 0, chunkBytes, 0);
+            if (bytesRead !== chunkBytes) throw new Error(`an output chunk read back ${bytesRead} bytes of ${chunkBytes}`);
+          } finally {
+            await file.close();
           }
+          const target = new Chunk(bytes.buffer as ArrayBuffer, bytes.byteOffset, values);
+          const from = at.map((i, d) => i * chunk[d]);
+          const extent = from.map((f, d) => Math.min(chunk[d], count[d] - f));
+          eachRow(chunk, count, from, extent, (src, dst, row) => block.set(target.subarray(dst, dst + row) as never, src));
         } finally {
           readBuffers.push(bytes);
         }
-      };
-      await Promise.all(Array.from({ length: Math.min(READ_BACK_CONCURRENCY, chunks) }, reader));
+      });
       return block;
     },
     async tryWrite(start, slab) {

@@ -30,6 +30,7 @@ import {
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
 import { InvalidInputError, NotFoundError } from "../cube/errors.js";
+import { inLanes } from "../cube/inLanes.js";
 import { S3AccessError, describeS3Error, isS3NotFound, s3Client, s3Reason } from "../io/s3Client.js";
 import { type S3Location, childKey, parseS3Url, s3Url } from "../io/s3Location.js";
 import { listS3Objects } from "../io/s3Store.js";
@@ -156,7 +157,7 @@ export async function openS3RasterStore(dataDir: string, url: string, options: S
     // Chunks first, then metadata from the deepest to the root's.
     const data = missing.filter((f) => !METADATA.has(basename(f.key)));
     const meta = missing.filter((f) => METADATA.has(basename(f.key))).sort((a, b) => depth(b.key) - depth(a.key));
-    await inParallel(data, (f) => upload(childKey(datasetRoot(id), f.key), f.path, f.size));
+    await inLanes(data, UPLOAD_CONCURRENCY, (f) => upload(childKey(datasetRoot(id), f.key), f.path, f.size));
     for (const f of meta) await upload(childKey(datasetRoot(id), f.key), f.path, f.size);
     return missing.length === 0;
   };
@@ -317,11 +318,3 @@ async function listFiles(dir: string): Promise<LocalFile[]> {
 
 const basename = (key: string): string => key.slice(key.lastIndexOf("/") + 1);
 const depth = (key: string): number => key.split("/").length;
-
-async function inParallel<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < items.length) await work(items[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.min(UPLOAD_CONCURRENCY, items.length) }, lane));
-}

@@ -6,6 +6,7 @@
  */
 import { strides } from "../../cube/combinations.js";
 import type { TypedArray } from "../../cube/types.js";
+import { inLanes } from "../../cube/inLanes.js";
 import { readHyperslab } from "../hyperslab.js";
 import { arrayToFill, typedArrayFor } from "../raw.js";
 import { type StoredChunk, storedChunks } from "./chunkIndex.js";
@@ -156,36 +157,30 @@ class Dataset implements Hdf5Dataset {
       if (!into) this.copyRegion(bytes, coords, outBytes, start, count);
       else if (bytes !== into) into.set(bytes);
     };
-    const runs = await this.readRuns(wanted);
-    let next = 0;
-    const worker = async () => {
-      while (next < runs.length) {
-        const run = runs[next++];
-        signal?.throwIfAborted();
-        if (run.length === 1) {
-          await place(run[0].coords, (into) => this.chunk(run[0].coords, into));
-          continue;
-        }
-        const buffer = this.runBuffers.pop() ?? Buffer.allocUnsafeSlow(RUN_READ_BYTES);
-        try {
-          const first = run[0].address;
-          const last = run[run.length - 1];
-          await this.source.readInto(buffer.subarray(0, last.address + last.size - first), first);
-          this.chunkReadCalls++;
-          this.chunksRead += run.length;
-          await Promise.all(
-            run.map((stored) =>
-              place(stored.coords, (into) =>
-                this.decode(stored, buffer.subarray(stored.address - first, stored.address - first + stored.size), into),
-              ),
+    const { runs, unstored } = await this.readRuns(wanted);
+    // Nothing to read for these (the fill value, or compact data held in the header).
+    for (const coords of unstored) await place(coords, (into) => this.chunk(coords, into));
+    await inLanes(runs, CONCURRENT_CHUNKS, async (run) => {
+      signal?.throwIfAborted();
+      if (run.length === 1) return place(run[0].coords, (into) => this.readStored(run[0], into));
+      const buffer = this.runBuffers.pop() ?? Buffer.allocUnsafeSlow(RUN_READ_BYTES);
+      try {
+        const first = run[0].address;
+        const last = run[run.length - 1];
+        await this.source.readInto(buffer.subarray(0, last.address + last.size - first), first);
+        this.chunkReadCalls++;
+        this.chunksRead += run.length;
+        await Promise.all(
+          run.map((stored) =>
+            place(stored.coords, (into) =>
+              this.decode(stored, buffer.subarray(stored.address - first, stored.address - first + stored.size), into),
             ),
-          );
-        } finally {
-          if (this.runBuffers.length < CONCURRENT_CHUNKS) this.runBuffers.push(buffer);
-        }
+          ),
+        );
+      } finally {
+        if (this.runBuffers.length < CONCURRENT_CHUNKS) this.runBuffers.push(buffer);
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENT_CHUNKS, runs.length) }, worker));
+    });
     this.toNativeOrder(out);
     return out;
   }
@@ -197,7 +192,11 @@ class Dataset implements Hdf5Dataset {
       return this.layout.data;
     }
     const stored = (await this.chunkMap()).get(this.linear(coords));
-    if (!stored) return this.filledChunk();
+    return stored ? this.readStored(stored, into) : this.filledChunk();
+  }
+
+  /** A stored chunk read on its own and decoded. */
+  private async readStored(stored: StoredChunk, into?: Uint8Array): Promise<Uint8Array> {
     // Stored bytes are read into a buffer of the dataset's own, reused once decoded: a fresh
     // one per chunk was garbage the collector and the kernel then paid for.
     const i = this.readBuffers.findIndex((b) => b.length >= stored.size);
@@ -222,17 +221,19 @@ class Dataset implements Hdf5Dataset {
 
   /**
    * The wanted chunks grouped into runs read at once: stored chunks that follow one another in
-   * the file (RUN_READ_GAP apart at most), in file order, up to RUN_READ_BYTES a run. A chunk never written (the fill
-   * value), or too big to share a read, is a run of its own.
+   * the file (RUN_READ_GAP apart at most), in file order, up to RUN_READ_BYTES a run; a chunk
+   * too big to share a read is a run of its own. `unstored`: the wanted chunks not in the file.
    */
-  private async readRuns(wanted: readonly number[][]): Promise<StoredChunk[][]> {
+  private async readRuns(wanted: readonly number[][]): Promise<{ runs: StoredChunk[][]; unstored: number[][] }> {
     const map = await this.chunkMap();
     const runs: StoredChunk[][] = [];
+    const unstored: number[][] = [];
     const small: StoredChunk[] = [];
     for (const coords of wanted) {
       const stored = map.get(this.linear(coords));
-      if (stored && stored.size <= RUN_READ_BYTES / 4) small.push(stored);
-      else runs.push([stored ?? { coords, address: -1, size: 0, filterMask: 0 }]);
+      if (!stored) unstored.push(coords);
+      else if (stored.size <= RUN_READ_BYTES / 4) small.push(stored);
+      else runs.push([stored]);
     }
     small.sort((a, b) => a.address - b.address);
     let run: StoredChunk[] = [];
@@ -247,7 +248,7 @@ class Dataset implements Hdf5Dataset {
       run.push(stored);
     }
     if (run.length) runs.push(run);
-    return runs;
+    return { runs, unstored };
   }
 
   /** Byte offset in the window's bytes of a chunk that lies whole in it as one contiguous run; -1 otherwise. */
