@@ -84,22 +84,17 @@ ${optionHelp}`,
       throw new InvalidInputError("strata worker needs --queue redis://host:port (or STRATA_QUEUE): the queue to take jobs from", {
         parameter: "queue",
       });
-    const count = (name: string): number => {
-      const text = (values[name] as string | undefined) ?? process.env[OPTIONS[name].env] ?? String(availableParallelism());
+    const count = (name: string, min = 1, max = 256, byDefault = availableParallelism(), bound = ""): number => {
+      const text = (values[name] as string | undefined) ?? process.env[OPTIONS[name].env] ?? String(byDefault);
       const n = Number(text);
-      if (!Number.isInteger(n) || n < 1 || n > 256)
-        throw new InvalidInputError(`--${name} must be a whole number from 1 to 256; got "${text}"`, { parameter: name });
+      if (!Number.isInteger(n) || n < min || n > max)
+        throw new InvalidInputError(`--${name} must be a whole number from ${min} to ${max}${bound}; got "${text}"`, { parameter: name });
       return n;
     };
     const threads = count("workers");
     const jobs = count("jobs");
     const shardsPerJob = count("job-threads");
-    const warmText = (values["warm-workers"] as string | undefined) ?? process.env.STRATA_WARM_WORKERS ?? "1";
-    const warmJobs = Number(warmText);
-    if (!Number.isInteger(warmJobs) || warmJobs < 0 || warmJobs > jobs)
-      throw new InvalidInputError(`--warm-workers must be a whole number from 0 to ${jobs} (--jobs); got "${warmText}"`, {
-        parameter: "warm-workers",
-      });
+    const warmJobs = count("warm-workers", 0, jobs, 1, " (--jobs)");
     const log = (message: string, error?: unknown): void => {
       // One line each, without a stack or a secret.
       const reason = error === undefined ? "" : `: ${error instanceof Error ? error.message : String(error)}`.replace(/\s*\n[\s\S]*/, "");
