@@ -89,21 +89,40 @@ describe("GroupMoments", () => {
     }
   });
 
-  it("a run taken in pixel blocks gives the sums slice by slice gives, bit for bit", () => {
-    // 20,000 pixels (across the 8,192-pixel blocks), 7 slices of 3 groups, nodata anywhere.
+  it("a run taken in pixel blocks: the sums written out here, slice by slice, bit for bit", () => {
+    // 20,000 pixels (across the 8,192-pixel blocks), 7 slices of 3 groups after 2 of another
+    // run (t0 = 2), nodata (NaN and -5) anywhere.
     const P = 20_000;
-    const groups = [2, 0, 0, 1, 2, 2, 0];
+    const groups = [9, 9, 2, 0, 0, 1, 2, 2, 0];
     const values = Float32Array.from({ length: 7 * P }, (_, i) => (i % 101 === 0 ? NaN : i % 103 === 0 ? -5 : 300 + Math.sin(i) * 20));
     for (const withSd of [false, true]) {
-      const run = new GroupMoments({ groups: 3, pixels: P, withSd });
-      const bySlice = new GroupMoments({ groups: 3, pixels: P, withSd });
-      run.addRun(values, [9, 9, ...groups], 2, -5);
-      for (let k = 0; k < 7; k++) bySlice.addRun(values.subarray(k * P, (k + 1) * P), groups, k, -5);
-      assert.deepEqual(run.views(), bySlice.views());
-      // Pixel 1's group 0 by hand: slices 1, 2 and 6.
-      const mine = [1, 2, 6].map((k) => values[k * P + 1]);
-      assert.equal(run.n[1], 3);
-      assert.equal(run.s1[1], mine[0] - run.shift[1] + (mine[1] - run.shift[1]) + (mine[2] - run.shift[1]));
+      const m = new GroupMoments({ groups: 3, pixels: P, withSd });
+      m.addRun(values, groups, 2, -5);
+      // K: each cell's first valid value with s, each pixel's (whatever its group) without.
+      const shift = new Float64Array(withSd ? 3 * P : P).fill(NaN);
+      const [s1, s2, n, bad] = [new Float64Array(3 * P), new Float64Array(3 * P), new Uint32Array(3 * P), new Uint8Array(3 * P)];
+      for (let k = 0; k < 7; k++) {
+        const g = groups[2 + k];
+        for (let p = 0; p < P; p++) {
+          const x = values[k * P + p];
+          const i = g * P + p;
+          if (Number.isNaN(x) || x === -5) {
+            bad[i] = 1;
+            continue;
+          }
+          const at = withSd ? i : p;
+          if (Number.isNaN(shift[at])) shift[at] = x;
+          const d = x - shift[at];
+          s1[i] += d;
+          s2[i] += d * d;
+          n[i]++;
+        }
+      }
+      assert.deepEqual(m.shift, shift);
+      assert.deepEqual(m.s1, s1);
+      if (withSd) assert.deepEqual(m.s2, s2);
+      assert.deepEqual(m.n, n);
+      assert.deepEqual(m.bad, bad);
     }
   });
 
