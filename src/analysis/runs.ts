@@ -62,6 +62,8 @@ export interface RunWalk {
   readonly onProgress?: (fraction: number) => void;
   /** Where a run's values come from, when not the variable itself (e.g. kept by an earlier pass). */
   readonly source?: (selection: Selection) => Promise<Slab>;
+  /** Where the walk's own run arrays come from, when a kernel wants the runs in its memory (undefined: a plain array). */
+  readonly arrays?: (length: number) => TypedArray | undefined;
 }
 
 /**
@@ -92,7 +94,7 @@ export async function eachRun(
   const read = (run: IndexRange) => {
     const length = (run[1] - run[0]) * band.width * band.height * otherCount;
     const i = spare.findIndex((a) => a.length >= length);
-    const own = !offer ? undefined : i >= 0 ? spare.splice(i, 1)[0] : new PIXEL_ARRAYS[v.pixelType](length);
+    const own = !offer ? undefined : i >= 0 ? spare.splice(i, 1)[0] : (walk.arrays?.(length) ?? new PIXEL_ARRAYS[v.pixelType](length));
     const selection = { dims: dims.map((r, d) => (d === t ? run : r)), window: band, signal, into: own?.subarray(0, length) };
     const p = walk.source ? walk.source(selection) : v.read(selection);
     p.catch(() => {}); // awaited in turn; never an unhandled rejection meanwhile

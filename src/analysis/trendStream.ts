@@ -15,9 +15,9 @@
  * - The last step writes the bands of each unit (no input read).
  * Semantics are trendFit.ts's (nodata rules, rank deficiency, edge cases).
  */
-import { STD_TIME, type Cube, type TypedArray, type Variable, variableNamed } from "../cube/types.js";
+import { STD_TIME, type Cube, type PixelType, type TypedArray, type Variable, variableNamed } from "../cube/types.js";
 import { type QrFactorization, qrFactor, qrSolve } from "./linalg.js";
-import { RUN_PIXEL_BLOCK } from "./pixelBlocks.js";
+import { LinearSumsKernel } from "../kernels/linearSums.js";
 import { type RunWalk, type StreamShape, type StreamUnit, eachRun } from "./runs.js";
 import type { StatisticsAccumulator } from "./statistics.js";
 import type { BlockSink } from "./subset.js";
@@ -69,10 +69,24 @@ export class TrendSums {
   /** Σφφᵀ over the slices a pixel lacks, upper triangle, [pixel][q]. */
   readonly missing: Float64Array;
 
+  /** LINEAR's sums as a WebAssembly kernel (which holds the arrays above), when sized for runs. */
+  private readonly kernel?: LinearSumsKernel;
+
+  /**
+   * Sums of `pixels` pixels for a model of p coefficients; `runs` sizes them for addRun (the
+   * values of the longest run and their type): without it they can only be merged into.
+   */
   constructor(
     readonly pixels: number,
     readonly p: number,
+    runs?: { readonly values: number; readonly pixelType: PixelType },
   ) {
+    if (p === 2 && runs) {
+      const kernel = (this.kernel = new LinearSumsKernel(pixels, runs.values, runs.pixelType));
+      ({ count: this.count, bad: this.bad, ymin: this.ymin, ymax: this.ymax, sumY: this.sumY } = kernel);
+      ({ shift: this.shift, syy: this.syy, xty: this.xty, missing: this.missing } = kernel);
+      return;
+    }
     this.count = new Uint32Array(pixels);
     this.bad = new Uint8Array(pixels);
     this.ymin = new Float64Array(pixels).fill(Infinity);
@@ -84,51 +98,15 @@ export class TrendSums {
     this.missing = new Float64Array((pixels * p * (p + 1)) / 2);
   }
 
-  /**
-   * Add `slices` slices (slice-major, `pixels` each) whose basis rows are phi[0 .. slices·p).
-   * For p = 2 the pixels go in blocks that keep their sums in the core's cache across the
-   * slices of the run: slice by slice, the sums (15 MB for a 360 × 720 band) came from
-   * memory again for every slice.
-   */
+  /** Add `slices` slices (slice-major, `pixels` each) whose basis rows are phi[0 .. slices·p). */
   addRun(values: TypedArray, slices: number, phi: Float64Array, nodata: number): void {
-    const { p, pixels } = this;
-    if (p !== 2) {
-      for (let k = 0; k < slices; k++) this.addBasis(values, k * pixels, phi.subarray(k * p, (k + 1) * p), nodata);
-      return;
-    }
-    for (let b = 0; b < pixels; b += RUN_PIXEL_BLOCK) {
-      const end = Math.min(pixels, b + RUN_PIXEL_BLOCK);
-      for (let k = 0; k < slices; k++) this.addLine(values, k * pixels, b, end, phi[2 * k], phi[2 * k + 1], nodata);
-    }
+    if (this.kernel) return this.kernel.addRun(values, slices, phi, nodata);
+    for (let k = 0; k < slices; k++) this.addBasis(values, k * this.pixels, phi.subarray(k * this.p, (k + 1) * this.p), nodata);
   }
 
-  /**
-   * One slice's pixels [from, to) for p = 2 (LINEAR, the common case), its basis row in two
-   * locals: a third of addBasis's time. The per-value bookkeeping is written out in both
-   * loops so each stays one tight loop with no call in it.
-   */
-  private addLine(values: TypedArray, offset: number, from: number, to: number, f0: number, f1: number, nodata: number): void {
-    const { count, bad, ymin, ymax, sumY, shift, syy, xty, missing } = this;
-    for (let i = from; i < to; i++) {
-      const y = values[offset + i];
-      if (y !== y || y === nodata) {
-        bad[i] = 1;
-        missing[3 * i] += f0 * f0;
-        missing[3 * i + 1] += f0 * f1;
-        missing[3 * i + 2] += f1 * f1;
-        continue;
-      }
-      let k = shift[i];
-      if (k !== k) k = shift[i] = y;
-      const d = y - k;
-      count[i]++;
-      sumY[i] += y;
-      syy[i] += d * d;
-      if (y < ymin[i]) ymin[i] = y;
-      if (y > ymax[i]) ymax[i] = y;
-      xty[2 * i] += f0 * y;
-      xty[2 * i + 1] += f1 * y;
-    }
+  /** An array to read a run into where addRun sums it without a copy (LINEAR on float input). */
+  runArray(length: number): TypedArray | undefined {
+    return this.kernel?.runArray(length);
   }
 
   /** One slice with basis row φ (p values): values[offset .. offset + pixels). */
@@ -307,9 +285,10 @@ export async function sumUnit(cube: Cube, plan: TrendStreamPlan, unit: StreamUni
   const v = variableNamed(cube, unit.variable);
   const { phi, p } = basisOf(v, plan);
   const P = unit.band.width * unit.band.height;
-  const sums = new TrendSums(P, p);
+  const runs = plan.runs[v.name];
+  const sums = new TrendSums(P, p, { values: P * Math.max(...runs.map(([a, b]) => b - a)), pixelType: v.pixelType });
   const nodata = v.nodata ?? NaN;
-  await eachRun(v, plan.runs[v.name], unit.dims, unit.band, walk, async (t0, values) => {
+  await eachRun(v, runs, unit.dims, unit.band, { ...walk, arrays: (length) => sums.runArray(length) }, async (t0, values) => {
     sums.addRun(values, values.length / P, phi.subarray(t0 * p), nodata);
   });
   return sums;
