@@ -10,15 +10,7 @@
  * basis rows (φ0, φ1) of the run's slices.
  */
 
-function valueAt<T>(values: usize, index: usize): f64 {
-  return <f64>load<T>(values + (index << alignof<T>()));
-}
-
-/** Two values of slice s at pixels i, i + 1, as f64x2. */
-function pairAt<T>(values: usize, index: usize): v128 {
-  if (sizeof<T>() == 4) return f64x2.promote_low_f32x4(v128.load64_zero(values + (index << 2)));
-  return v128.load(values + (index << 3));
-}
+import { pairAt, validPair, valueAt } from "./lib/values";
 
 function sumRun<T>(
   values: usize,
@@ -54,7 +46,7 @@ function sumRun<T>(
       for (let s = 0; s < slices; s++) {
         const f = v128.load(phi + ((<usize>s) << 4));
         const y = pairAt<T>(values, <usize>s * stride + <usize>i);
-        valid = v128.and(valid, v128.and(f64x2.eq(y, y), f64x2.ne(y, nd)));
+        valid = v128.and(valid, validPair(y, nd));
         const d = f64x2.sub(y, k);
         sy = f64x2.add(sy, y);
         s2 = f64x2.add(s2, f64x2.mul(d, d));

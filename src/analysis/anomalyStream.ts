@@ -60,10 +60,12 @@ export async function accumulateUnit(
   const groups = groupsOf(v, plan);
   const P = unit.band.width * unit.band.height;
   const G = groups.reduce((m, g) => Math.max(m, g + 1), 0);
-  const moments = new GroupMoments({ groups: G, pixels: P, withSd: plan.method === "Z_SCORE" });
+  const runs = plan.runs[v.name];
+  const values = P * Math.max(...runs.map(([a, b]) => b - a));
+  const moments = new GroupMoments({ groups: G, pixels: P, withSd: plan.method === "Z_SCORE" }, { values, pixelType: v.pixelType });
   const nodata = v.nodata ?? NaN;
   let kept = !!plan.keepInput && !!sink?.keepBlock;
-  await eachRun(v, plan.runs[v.name], unit.dims, unit.band, walk, async (t0, slab) => {
+  await eachRun(v, runs, unit.dims, unit.band, { ...walk, arrays: (length) => moments.runArray(length) }, async (t0, slab) => {
     moments.addRun(slab, groups, t0, nodata);
     if (kept) {
       const { start, shape } = unitBlock(v, unit, t0, slab.length / P);

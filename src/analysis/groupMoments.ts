@@ -8,8 +8,8 @@
  * mean is K + Σ(x−K)/n either way) and saves 8 bytes per pixel and group. Memory: 8 + 4 + 1
  * bytes per pixel and group, + 16 with s.
  */
-import type { TypedArray } from "../cube/types.js";
-import { RUN_PIXEL_BLOCK } from "./pixelBlocks.js";
+import type { PixelType, TypedArray } from "../cube/types.js";
+import { GroupSumsKernel } from "../kernels/groupSums.js";
 
 export interface GroupMomentsShape {
   readonly groups: number;
@@ -30,8 +30,23 @@ export class GroupMoments {
   /** 1 where a nodata value was met (a group with one is nodata unless nodata is ignored). */
   readonly bad: Uint8Array;
 
-  constructor(readonly shape: GroupMomentsShape) {
+  /** The sums as a WebAssembly kernel (which holds the arrays above), when sized for runs. */
+  private readonly kernel?: GroupSumsKernel;
+
+  /**
+   * `runs` sizes the sums for addRun (the values of the longest run and their type): without
+   * it they can only be merged into.
+   */
+  constructor(
+    readonly shape: GroupMomentsShape,
+    runs?: { readonly values: number; readonly pixelType: PixelType },
+  ) {
     const cells = shape.groups * shape.pixels;
+    if (runs) {
+      const kernel = (this.kernel = new GroupSumsKernel(shape.groups, shape.pixels, shape.withSd, runs.values, runs.pixelType));
+      ({ shift: this.shift, s1: this.s1, s2: this.s2, n: this.n, bad: this.bad } = kernel);
+      return;
+    }
     this.shift = new Float64Array(shape.withSd ? cells : shape.pixels).fill(Number.NaN);
     this.s1 = new Float64Array(cells);
     this.s2 = shape.withSd ? new Float64Array(cells) : undefined;
@@ -41,43 +56,18 @@ export class GroupMoments {
 
   /**
    * Add a run of slices, values[k·P .. (k+1)·P) of group groups[t0 + k] for each k; NaN and
-   * `nodata` are nodata. Pixels are taken a cache-sized block at a time through every slice,
-   * so a group's sums stay in cache across the run rather than streaming from memory once a
-   * slice; each cell still adds its slices in order (the same sums as slice by slice).
+   * `nodata` are nodata. Each cell adds its slices in order (the same sums as slice by slice).
    * @example
    * m.addRun(slab.data, groups, t0, v.nodata ?? NaN);
    */
   addRun(values: TypedArray, groups: ArrayLike<number>, t0: number, nodata: number): void {
-    const P = this.shape.pixels;
-    const slices = Math.floor(values.length / P);
-    for (let from = 0; from < P; from += RUN_PIXEL_BLOCK) {
-      const to = Math.min(P, from + RUN_PIXEL_BLOCK);
-      for (let k = 0; k < slices; k++) this.addRange(values, k * P, groups[t0 + k], nodata, from, to);
-    }
+    if (!this.kernel) throw new Error("GroupMoments: sums not sized for runs (a merge target) were given one");
+    this.kernel.addRun(values, groups, t0, nodata);
   }
 
-  /** Add pixels [from, to) of the slice at values[offset ..) to group g. */
-  private addRange(values: TypedArray, offset: number, g: number, nodata: number, from: number, to: number): void {
-    const base = g * this.shape.pixels;
-    const shiftBase = this.shiftBase(g);
-    const { shift, s1, s2, n, bad } = this;
-    for (let p = from; p < to; p++) {
-      const x = values[offset + p];
-      const i = base + p;
-      if (x !== x || x === nodata) {
-        bad[i] = 1;
-        continue;
-      }
-      let k = shift[shiftBase + p];
-      if (k !== k) {
-        k = x;
-        shift[shiftBase + p] = x;
-      }
-      const d = x - k;
-      s1[i] += d;
-      if (s2) s2[i] += d * d;
-      n[i]++;
-    }
+  /** An array to read a run into where addRun sums it without a copy (float input). */
+  runArray(length: number): TypedArray | undefined {
+    return this.kernel?.runArray(length);
   }
 
   /** Add another share's sums (same shape), re-shifted to this one's K. */

@@ -27,6 +27,8 @@ export function kernelModule(name: string, base64: string): WebAssembly.Module {
   return module;
 }
 
+import type { PixelType, TypedArray } from "../cube/types.js";
+
 type ArrayKind<T> = { new (buffer: ArrayBuffer, byteOffset: number, length: number): T; readonly BYTES_PER_ELEMENT: number };
 
 /** Bytes an arena needs for arrays of these byte lengths (each aligned). */
@@ -62,3 +64,44 @@ export class KernelArena {
     return array.buffer === this.memory.buffer;
   }
 }
+
+/**
+ * Runs of slices as a kernel takes them (f32 or f64, in its memory): two arrays a walk can
+ * read float runs into, so a run is used where it was decoded, and a staging array where any
+ * other run is copied (converted to f64 unless float32).
+ */
+export class RunInput {
+  private readonly staging: Float32Array | Float64Array;
+  private readonly free: TypedArray[] = [];
+
+  /** Bytes an arena needs for runs of at most `values` values of `pixelType`. */
+  static bytes(values: number, pixelType: PixelType): number[] {
+    const run = values * (pixelType === "F32" ? 4 : 8);
+    return isFloat(pixelType) ? [run, run, run] : [run];
+  }
+
+  constructor(
+    private readonly arena: KernelArena,
+    readonly values: number,
+    pixelType: PixelType,
+  ) {
+    const array = () => (pixelType === "F32" ? arena.allocate(Float32Array, values) : arena.allocate(Float64Array, values));
+    this.staging = array();
+    if (isFloat(pixelType)) this.free.push(array(), array());
+  }
+
+  /** An array in the kernel's memory to read a run of `length` values into, while one is free (float input only). */
+  runArray(length: number): TypedArray | undefined {
+    return length <= this.values ? this.free.pop() : undefined;
+  }
+
+  /** The run where the kernel can take it: in place when it is one of runArray's, else copied to the staging array. */
+  place(values: TypedArray): Float32Array | Float64Array {
+    if (values.length > this.values) throw new Error(`kernel: a run of ${values.length} values, sized for ${this.values}`);
+    if (this.arena.holds(values) && (values instanceof Float32Array || values instanceof Float64Array)) return values;
+    this.staging.set(values);
+    return this.staging;
+  }
+}
+
+const isFloat = (t: PixelType) => t === "F32" || t === "F64";

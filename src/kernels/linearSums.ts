@@ -5,7 +5,7 @@
  * walk can read its runs into (float input), so that a run is summed where it was decoded.
  */
 import type { PixelType, TypedArray } from "../cube/types.js";
-import { KernelArena, arenaBytes, kernelModule } from "./arena.js";
+import { KernelArena, RunInput, arenaBytes, kernelModule } from "./arena.js";
 import { WASM_BASE64 } from "./linearSums.wasm.js";
 
 /** Per pixel: count, bad, then f64 ymin, ymax, ΣY, K, Σ(y−K)², Xᵀy (2) and the missing Σφφᵀ (3). */
@@ -23,9 +23,7 @@ export class LinearSumsKernel {
   readonly missing: Float64Array;
   private readonly arena: KernelArena;
   private readonly phi: Float64Array;
-  /** Where a run not read into the arena is copied (converted to f64 unless float32). */
-  private readonly staging: Float32Array | Float64Array;
-  private readonly runArrays: TypedArray[] = [];
+  private readonly runs: RunInput;
 
   /**
    * For `pixels` pixels and runs of at most `runValues` values of `pixelType`; float runs
@@ -33,23 +31,14 @@ export class LinearSumsKernel {
    */
   constructor(
     readonly pixels: number,
-    readonly runValues: number,
+    runValues: number,
     pixelType: PixelType,
   ) {
-    const float = pixelType === "F32" || pixelType === "F64";
-    const valueBytes = pixelType === "F32" ? 4 : 8;
-    const runBytes = runValues * valueBytes;
     const slices = Math.ceil(runValues / Math.max(1, pixels));
+    const perPixel = [pixels * 4, pixels, ...Array(F64_PER_PIXEL).fill(pixels * 8)];
     this.arena = new KernelArena(
       kernelModule("linearSums", WASM_BASE64),
-      arenaBytes(
-        pixels * 4,
-        pixels,
-        ...Array(F64_PER_PIXEL).fill(pixels * 8),
-        slices * 16,
-        runBytes,
-        ...(float ? [runBytes, runBytes] : []),
-      ),
+      arenaBytes(...perPixel, slices * 16, ...RunInput.bytes(runValues, pixelType)),
     );
     const a = this.arena;
     this.count = a.allocate(Uint32Array, pixels);
@@ -62,23 +51,17 @@ export class LinearSumsKernel {
     this.xty = a.allocate(Float64Array, 2 * pixels);
     this.missing = a.allocate(Float64Array, 3 * pixels);
     this.phi = a.allocate(Float64Array, 2 * slices);
-    this.staging = pixelType === "F32" ? a.allocate(Float32Array, runValues) : a.allocate(Float64Array, runValues);
-    if (float)
-      for (let i = 0; i < 2; i++)
-        this.runArrays.push(pixelType === "F32" ? a.allocate(Float32Array, runValues) : a.allocate(Float64Array, runValues));
+    this.runs = new RunInput(a, runValues, pixelType);
   }
 
   /** An array in the kernel's memory to read a run of `length` values into, while one is free (float input only). */
   runArray(length: number): TypedArray | undefined {
-    return length <= this.runValues ? this.runArrays.pop() : undefined;
+    return this.runs.runArray(length);
   }
 
   /** Add a run of `slices` slices (slice-major) whose basis rows (φ0, φ1) are phi[0 .. 2·slices). */
   addRun(values: TypedArray, slices: number, phi: Float64Array, nodata: number): void {
-    if (values.length > this.runValues) throw new Error(`linear sums: a run of ${values.length} values, sized for ${this.runValues}`);
-    const inPlace = this.arena.holds(values) && (values instanceof Float32Array || values instanceof Float64Array);
-    if (!inPlace) this.staging.set(values);
-    const run = inPlace ? values : this.staging;
+    const run = this.runs.place(values);
     this.phi.set(phi.subarray(0, 2 * slices));
     const sum = run instanceof Float32Array ? this.arena.exports.sumRunF32 : this.arena.exports.sumRunF64;
     sum(

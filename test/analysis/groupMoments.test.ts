@@ -23,7 +23,7 @@ async function jobScratch() {
 describe("GroupMoments", () => {
   it("means and standard deviations per group and pixel (hand-worked)", () => {
     // Two pixels; group 0 gets slices [1, 10] and [3, 10], group 1 gets [5, NaN].
-    const m = new GroupMoments({ groups: 2, pixels: 2, withSd: true });
+    const m = new GroupMoments({ groups: 2, pixels: 2, withSd: true }, { values: 2, pixelType: "F32" });
     m.addRun(Float32Array.of(1, 10), [0], 0, NaN);
     m.addRun(Float32Array.of(3, 10), [0], 0, NaN);
     m.addRun(Float32Array.of(5, NaN), [1], 0, NaN);
@@ -34,7 +34,7 @@ describe("GroupMoments", () => {
   });
 
   it("a group that met nodata is nodata unless nodata is ignored; the nodata value counts as nodata", () => {
-    const m = new GroupMoments({ groups: 1, pixels: 1, withSd: false });
+    const m = new GroupMoments({ groups: 1, pixels: 1, withSd: false }, { values: 1, pixelType: "S16" });
     m.addRun(Int16Array.of(4), [0], 0, -999);
     m.addRun(Int16Array.of(-999), [0], 0, -999);
     assert.deepEqual([...m.finish(true).mean], [4]);
@@ -43,8 +43,9 @@ describe("GroupMoments", () => {
 
   it("shares merged in any order, through the job's scratch, equal one pass", async () => {
     const values = Float64Array.from({ length: 40 }, (_, i) => 1000 + Math.sin(i) * 3); // 20 slices of 2 pixels
-    const whole = new GroupMoments({ groups: 2, pixels: 2, withSd: true });
-    const shares = [0, 1, 2].map(() => new GroupMoments({ groups: 2, pixels: 2, withSd: true }));
+    const runs = { values: 2, pixelType: "F64" } as const;
+    const whole = new GroupMoments({ groups: 2, pixels: 2, withSd: true }, runs);
+    const shares = [0, 1, 2].map(() => new GroupMoments({ groups: 2, pixels: 2, withSd: true }, runs));
     for (let t = 0; t < 20; t++) {
       whole.addRun(values.subarray(2 * t, 2 * t + 2), [t % 2], 0, NaN);
       shares[t % 3].addRun(values.subarray(2 * t, 2 * t + 2), [t % 2], 0, NaN);
@@ -73,7 +74,7 @@ describe("GroupMoments", () => {
   it("means alone (one K per pixel) merge across shares whose first values differ by group", async () => {
     // 3 groups 40 K apart around 10^6, 12 slices of 2 pixels dealt to 2 shares, pixel 1 missing in share 0.
     const value = (t: number, p: number) => 1e6 + 40 * (t % 3) + 0.125 * t + p;
-    const shares = [0, 1].map(() => new GroupMoments({ groups: 3, pixels: 2, withSd: false }));
+    const shares = [0, 1].map(() => new GroupMoments({ groups: 3, pixels: 2, withSd: false }, { values: 2, pixelType: "F64" }));
     for (let t = 0; t < 12; t++) shares[t < 5 ? 0 : 1].addRun(Float64Array.of(value(t, 0), t < 5 ? NaN : value(t, 1)), [t % 3], 0, -1);
     const scratch = await jobScratch();
     const merged = new GroupMoments(shares[1].shape);
@@ -89,14 +90,14 @@ describe("GroupMoments", () => {
     }
   });
 
-  it("a run taken in pixel blocks: the sums written out here, slice by slice, bit for bit", () => {
-    // 20,000 pixels (across the 8,192-pixel blocks), 7 slices of 3 groups after 2 of another
-    // run (t0 = 2), nodata (NaN and -5) anywhere.
-    const P = 20_000;
+  it("a run through the kernel: the sums written out here, slice by slice, bit for bit", () => {
+    // 20,001 pixels (the kernel takes them in pairs), 7 slices in segments of 3 groups after 2
+    // of another run (t0 = 2), nodata (NaN and -5) anywhere.
+    const P = 20_001;
     const groups = [9, 9, 2, 0, 0, 1, 2, 2, 0];
     const values = Float32Array.from({ length: 7 * P }, (_, i) => (i % 101 === 0 ? NaN : i % 103 === 0 ? -5 : 300 + Math.sin(i) * 20));
     for (const withSd of [false, true]) {
-      const m = new GroupMoments({ groups: 3, pixels: P, withSd });
+      const m = new GroupMoments({ groups: 3, pixels: P, withSd }, { values: 7 * P, pixelType: "F32" });
       m.addRun(values, groups, 2, -5);
       // K: each cell's first valid value with s, each pixel's (whatever its group) without.
       const shift = new Float64Array(withSd ? 3 * P : P).fill(NaN);
@@ -132,6 +133,13 @@ describe("GroupMoments", () => {
     await assert.rejects(
       scratch.readArrays("s0", new GroupMoments({ groups: 1, pixels: 2, withSd: false }).views()),
       /holds 63 bytes where 42/,
+    );
+  });
+
+  it("sums sized for merging only refuse a run", () => {
+    assert.throws(
+      () => new GroupMoments({ groups: 1, pixels: 1, withSd: false }).addRun(Float32Array.of(1), [0], 0, NaN),
+      /not sized for runs/,
     );
   });
 });

@@ -74,7 +74,7 @@ describe("streamed kernels allocate nothing per value", () => {
 
   it("the group sums of a slice", async () => {
     for (const values of [slice, withGaps]) {
-      const m = new GroupMoments({ groups: 12, pixels: P, withSd: true });
+      const m = new GroupMoments({ groups: 12, pixels: P, withSd: true }, { values: P, pixelType: "F32" });
       const groups = Int32Array.from({ length: 12 }, (_, g) => g);
       let t = 0;
       const count = await minorCollections(() => m.addRun(values, groups, t++ % 12, NaN));
