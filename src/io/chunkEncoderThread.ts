@@ -1,9 +1,10 @@
 /**
  * The chunk encoder's thread (io/chunkEncoder.ts): compresses each chunk it is handed with
- * zstd (unless its level is null) and writes it to its file, then hands the chunk's buffer
- * back for reuse.
+ * zstd (unless its level is null) and writes it to its file (making its directory when
+ * missing), then hands the chunk's buffer back for reuse.
  */
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { parentPort } from "node:worker_threads";
 import { zstdEncode } from "./zstdCodec.js";
 
@@ -27,7 +28,16 @@ parentPort!.on("message", async (request: EncodeRequest) => {
   let error: string | undefined;
   try {
     const bytes = new Uint8Array(request.buffer, 0, request.length);
-    writeFileSync(request.path, request.level === null ? bytes : await zstdEncode(bytes, request.level));
+    const encoded = request.level === null ? bytes : await zstdEncode(bytes, request.level);
+    try {
+      writeFileSync(request.path, encoded);
+    } catch (e) {
+      // The chunk's directory (a time step's, say) is made by its first chunk, here: on the
+      // job's thread 1461 mkdirs cost a daily cube's pass most of a second.
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+      mkdirSync(dirname(request.path), { recursive: true });
+      writeFileSync(request.path, encoded);
+    }
   } catch (e) {
     error = (e as NodeJS.ErrnoException).code ?? "the encoder failed";
   }

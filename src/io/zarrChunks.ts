@@ -2,12 +2,11 @@
  * Whole chunks of a Zarr v3 array written directly: a block that covers whole chunks (or
  * reaches the array's edge) is cut into chunks, each encoded as Strata creates its arrays
  * (bytes little-endian, then zstd) and written under its key by the chunk encoder's thread
- * (io/chunkEncoder.ts) while the caller goes on, each chunk directory made once. zarrita's
+ * (io/chunkEncoder.ts, which makes the chunk's directory) while the caller goes on. zarrita's
  * `set` allocates every chunk, copies it element by element and makes its directory at every
  * write; for the blocks the analyses write (whole chunks nearly always) that was a fifth of
  * an anomaly's time. Any other block, or an array encoded otherwise, is left to zarrita.
  */
-import { mkdirSync } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import { endianness } from "node:os";
 import { join } from "node:path";
@@ -20,6 +19,8 @@ import { chunkEncoder } from "./chunkEncoder.js";
 
 /** Output chunks read back at once (pass 1 of a raw anomaly reads what pass 0 kept). */
 const READ_BACK_CONCURRENCY = 4;
+/** Buffers per vectored read (Linux's IOV_MAX). */
+const MAX_READ_PARTS = 1024;
 
 export interface ChunkWriter {
   /**
@@ -83,38 +84,48 @@ export async function openChunkWriter(arrayDir: string): Promise<ChunkWriter | u
   const values = combinationCount(chunk);
   const chunkBytes = values * empty.BYTES_PER_ELEMENT;
   const encoder = chunkEncoder();
-  const made = new Set<string>();
   const writes = new Set<Promise<void>>();
   let failure: Error | undefined;
   const isWhole = (start: readonly number[], count: readonly number[]) =>
     count.every((n, d) => start[d] % chunk[d] === 0 && (n % chunk[d] === 0 || start[d] + n === shape[d]));
   const fileOf = (coords: readonly number[]) => join(arrayDir, ...prefix, ...coords.map(String));
-  const readBuffers: Uint8Array[] = [];
+  /** Where a vectored read puts the bytes of a chunk that fall outside the block. */
+  let skip: Uint8Array | undefined;
   return {
     raw: level === null,
     async readBack(start, count, into) {
       if (level !== null || !isWhole(start, count)) return undefined;
-      const block = into ?? typedArrayFor(dtype, combinationCount(count));
+      const block = into?.constructor === Chunk ? into : typedArrayFor(dtype, combinationCount(count));
+      const size = block.BYTES_PER_ELEMENT;
+      skip ??= new Uint8Array(chunkBytes);
+      const sink = skip;
       const chunksAlong = count.map((n, d) => Math.ceil(n / chunk[d]));
       // A few chunks at once: one after another, each open, read and close waited its turn
       // in libuv's pool, and a pass reading a cube's chunks back waited seconds in all.
       const chunks = Array.from({ length: combinationCount(chunksAlong) }, (_, k) => combinationAt(k, chunksAlong));
       await inLanes(chunks, READ_BACK_CONCURRENCY, async (at) => {
-        const bytes = readBuffers.pop() ?? new Uint8Array(chunkBytes);
+        // Each row of the chunk read straight to its place in the block (a vectored read; what
+        // lies beyond the block goes to `sink`): no buffer to copy from on this thread.
+        const from = at.map((i, d) => i * chunk[d]);
+        const extent = from.map((f, d) => Math.min(chunk[d], count[d] - f));
+        const parts: Uint8Array[] = [];
+        let placed = 0;
+        eachRow(chunk, count, from, extent, (src, dst, row) => {
+          if (dst * size > placed) parts.push(sink.subarray(0, dst * size - placed));
+          parts.push(new Uint8Array(block.buffer, block.byteOffset + src * size, row * size));
+          placed = (dst + row) * size;
+        });
+        const file = await open(fileOf(at.map((i, d) => start[d] / chunk[d] + i)), "r");
         try {
-          const file = await open(fileOf(at.map((i, d) => start[d] / chunk[d] + i)), "r");
-          try {
-            const { bytesRead } = await file.read(bytes, 0, chunkBytes, 0);
-            if (bytesRead !== chunkBytes) throw new Error(`an output chunk read back ${bytesRead} bytes of ${chunkBytes}`);
-          } finally {
-            await file.close();
+          for (let i = 0, position = 0; i < parts.length; i += MAX_READ_PARTS) {
+            const group = parts.slice(i, i + MAX_READ_PARTS);
+            const wanted = group.reduce((n, part) => n + part.length, 0);
+            const { bytesRead } = await file.readv(group, position);
+            if (bytesRead !== wanted) throw new Error(`an output chunk read back ${position + bytesRead} bytes of ${chunkBytes}`);
+            position += wanted;
           }
-          const target = new Chunk(bytes.buffer as ArrayBuffer, bytes.byteOffset, values);
-          const from = at.map((i, d) => i * chunk[d]);
-          const extent = from.map((f, d) => Math.min(chunk[d], count[d] - f));
-          eachRow(chunk, count, from, extent, (src, dst, row) => block.set(target.subarray(dst, dst + row) as never, src));
         } finally {
-          readBuffers.push(bytes);
+          await file.close();
         }
       });
       return block;
@@ -130,14 +141,7 @@ export async function openChunkWriter(arrayDir: string): Promise<ChunkWriter | u
         const from = at.map((i, d) => i * chunk[d]);
         const extent = from.map((f, d) => Math.min(chunk[d], count[d] - f));
         const coords = at.map((i, d) => start[d] / chunk[d] + i);
-        const dir = join(arrayDir, ...prefix, ...coords.slice(0, -1).map(String));
         const file = fileOf(coords);
-        if (!made.has(dir)) {
-          // Synchronous (tens of µs): through libuv's pool the mkdir queued behind the input's
-          // inflates, and a daily cube's 1461 time-step directories cost its pass seconds.
-          mkdirSync(dir, { recursive: true });
-          made.add(dir);
-        }
         const buffer = await encoder.buffer(chunkBytes);
         const target = new Chunk(buffer, 0, values);
         if (extent.some((e, d) => e < chunk[d])) target.fill(fill);

@@ -154,9 +154,11 @@ describe("whole chunks written directly", () => {
     const block = { data: new Float32Array(16), shape: [1, 4, 4] };
     assert.equal(await writer.tryWrite([0, 0, 0], block), true);
     await writer.flush();
-    await rm(join(path, "b", "c"), { recursive: true }); // the directory of the next chunks vanishes under the writer
+    // The directory of the next chunks becomes a file under the writer (a missing one it makes).
+    await rm(join(path, "b", "c"), { recursive: true });
+    await writeFile(join(path, "b", "c"), "");
     await writer.tryWrite([0, 0, 4], block);
-    await assert.rejects(writer.flush(), (e: Error) => /could not be written \(ENOENT\)/.test(e.message) && !e.message.includes(dir));
+    await assert.rejects(writer.flush(), (e: Error) => /could not be written \(ENOTDIR\)/.test(e.message) && !e.message.includes(dir));
     await assert.rejects(writer.tryWrite([0, 0, 8], block), /could not be written/);
   });
 
@@ -173,6 +175,26 @@ describe("whole chunks written directly", () => {
     for (const [key, bytes] of a) assert.ok(bytes.equals(b.get(key)!), key);
     assert.equal(a.get("/c/0/0/0")!.length, 4 * 4 * 4, "a raw chunk is its values' bytes");
     assert.deepEqual(Array.from((await zarr.get(direct, null)).data as Float32Array), Array.from(data));
+  });
+
+  it("read raw chunks back into the block: whole slices, pairs of them with a partial last one, tiles cut at the edges", async () => {
+    const data = Float32Array.from({ length: 90 }, (_, i) => i / 7);
+    // Chunks of whole slices, of two slices (the last partial) and 4 x 4 tiles (partial at both edges).
+    for (const [name, chunks] of [
+      ["slices", [1, 5, 6]],
+      ["pairs", [2, 5, 6]],
+      ["tiles", [1, 4, 4]],
+    ] as const) {
+      const { path } = await pair(`back-${name}`, [3, 5, 6], [...chunks], "float32", undefined, [CODECS[0]]);
+      const writer = (await openChunkWriter(join(path, "b")))!;
+      assert.equal(await writer.tryWrite([0, 0, 0], { data, shape: [3, 5, 6] }), true);
+      await writer.flush();
+      const into = new Float32Array(90).fill(-1);
+      assert.equal(await writer.readBack([0, 0, 0], [3, 5, 6], into), into, name);
+      assert.deepEqual(Array.from(into), Array.from(data), name);
+      const fresh = await writer.readBack([0, 0, 0], [3, 5, 6]);
+      assert.deepEqual(Array.from(fresh!), Array.from(data), `${name}, no array given`);
+    }
   });
 
   it("leave arrays encoded otherwise to zarrita", async () => {
