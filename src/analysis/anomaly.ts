@@ -232,6 +232,12 @@ export function applyAnomalyRow(
 /** Largest finite float32. */
 const F32_MAX = 3.4028234663852886e38;
 
+/** A method's number in the anomaly kernels (kernels/anomalyApply.ts numbers them as applyRow does). */
+export const anomalyKind = (method: AnomalyMethod): number => KIND[method].kind;
+
+/** The largest anomaly an output of `type` keeps (beyond it, NaN: see applyRow). */
+export const anomalyLimit = (type: "F32" | "F64"): number => (type === "F32" ? F32_MAX : Number.MAX_VALUE);
+
 /**
  * The anomalies of pixels [from, to) of one slice (values[row + p]) against R = ref[roff + p]
  * (and s = sd[soff + p] for Z_SCORE). Nodata x, nodata R, a division by zero (±Infinity or 0/0) and values beyond

@@ -7,9 +7,9 @@
  * every count-th run of each unit, so shares of one pass never write the same chunk.
  */
 import { STD_TIME, type Cube, type IndexRange, type Selection, type Slab, type Variable, variableNamed } from "../cube/types.js";
-import { type AnomalyPlan, anomalyPixelType, applyAnomalyRow, referenceMismatch } from "./anomaly.js";
+import { AnomalyApplyKernel } from "../kernels/anomalyApply.js";
+import { type AnomalyPlan, anomalyKind, anomalyLimit, anomalyPixelType, applyAnomalyRow, referenceMismatch } from "./anomaly.js";
 import { GroupMoments, momentBytes } from "./groupMoments.js";
-import { RUN_PIXEL_BLOCK } from "./pixelBlocks.js";
 import { type GroupInterval, groupKeys } from "./groups.js";
 import { type RunWalk, type StreamShape, type StreamUnit, eachRun } from "./runs.js";
 import type { StatisticsAccumulator } from "./statistics.js";
@@ -105,42 +105,42 @@ export async function applyUnit(
   const groups = groupsOf(v, plan);
   const P = unit.band.width * unit.band.height;
   const nodata = v.nodata ?? NaN;
-  const F64 = anomalyPixelType(v.pixelType) === "F64";
-  const external = externalReference(v, plan, walk.referenceCube);
+  const type = anomalyPixelType(v.pixelType) === "F64" ? "F64" : "F32";
+  const runs = plan.runs[v.name];
+  const source = walk.kept ? keptRuns(v, unit, sink) : undefined;
+  const write = async (t0: number, out: Float32Array | Float64Array) => {
+    const { start, shape } = unitBlock(v, unit, t0, out.length / P);
+    walk.signal?.throwIfAborted();
+    await sink.writeBlock(v.name, start, { data: out, shape });
+  };
+  if (reference) {
+    // Against the groups' µ (and s): the kernel computes each run and its statistics in its memory.
+    const G = reference.mean.length / P;
+    const kernel = new AnomalyApplyKernel(G, P, !!reference.sd, P * Math.max(...runs.map(([a, b]) => b - a)), v.pixelType, type);
+    kernel.mean.set(reference.mean);
+    if (reference.sd) kernel.sd!.set(reference.sd);
+    const [kind, limit] = [anomalyKind(plan.method), anomalyLimit(type)];
+    await eachRun(v, runs, unit.dims, unit.band, { ...walk, source, arrays: (length) => kernel.runArray(length) }, async (t0, slab) => {
+      const out = kernel.apply(slab, groups, t0, kind, nodata, limit);
+      statistics.addStaged(out, undefined);
+      await write(t0, out.values);
+    });
+    return;
+  }
+  const external = externalReference(v, plan, walk.referenceCube)!;
   // One output array for every run (the sink is done with it when writeBlock resolves): runs
   // are megabytes each, and allocating them anew kept the garbage collector busy.
   let buffer: Float32Array | Float64Array | undefined;
-  const source = walk.kept ? keptRuns(v, unit, sink) : undefined;
-  await eachRun(v, plan.runs[v.name], unit.dims, unit.band, { ...walk, source }, async (t0, slab) => {
+  await eachRun(v, runs, unit.dims, unit.band, { ...walk, source }, async (t0, slab) => {
     const slices = slab.length / P;
-    if (!buffer || buffer.length < slab.length) buffer = F64 ? new Float64Array(slab.length) : new Float32Array(slab.length);
+    if (!buffer || buffer.length < slab.length) buffer = type === "F64" ? new Float64Array(slab.length) : new Float32Array(slab.length);
     const out = buffer.subarray(0, slab.length);
-    const given = external ? await external.read(unit, t0, t0 + slices, walk.signal) : undefined;
-    // A block of pixels through every slice of the run: its reference rows stay in cache.
-    for (let from = 0; from < P; from += RUN_PIXEL_BLOCK) {
-      const to = Math.min(P, from + RUN_PIXEL_BLOCK);
-      for (let k = 0; k < slices; k++) {
-        const g = groups[t0 + k];
-        const offset = given ? (given.perSlice ? k * P : 0) : g * P;
-        applyAnomalyRow(
-          slab,
-          out,
-          k * P,
-          from,
-          to,
-          nodata,
-          plan.method,
-          given ? given.values : reference!.mean,
-          offset,
-          reference?.sd,
-          g * P,
-        );
-      }
+    const given = await external.read(unit, t0, t0 + slices, walk.signal);
+    for (let k = 0; k < slices; k++) {
+      applyAnomalyRow(slab, out, k * P, 0, P, nodata, plan.method, given.values, given.perSlice ? k * P : 0, undefined, 0);
     }
     statistics.add(out, undefined);
-    const { start, shape } = unitBlock(v, unit, t0, slices);
-    walk.signal?.throwIfAborted();
-    await sink.writeBlock(v.name, start, { data: out, shape });
+    await write(t0, out);
   });
 }
 

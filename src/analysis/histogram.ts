@@ -8,7 +8,7 @@
  * Services draw the usual 256 bins over [min, max] from it (`histogramBins`); each value then
  * lands at most 1/8 of a bin from where an exact second pass would put it.
  */
-import type { TypedArray } from "../cube/types.js";
+import { type StagedBlock, TALLY_BINS } from "../kernels/statistics.js";
 
 /** Counts of values in [j·2^exponent, (j+1)·2^exponent) for j = first, first + 1, … */
 export interface FineHistogram {
@@ -18,7 +18,7 @@ export interface FineHistogram {
 }
 
 /** Bins kept at most: the 256 bins drawn from them are each at least 8 of them wide, less 2. */
-export const FINE_BINS = 4096;
+export const FINE_BINS = TALLY_BINS;
 
 export class HistogramAccumulator {
   private exponent = NaN;
@@ -28,16 +28,18 @@ export class HistogramAccumulator {
   private counts = new Float64Array(FINE_BINS);
 
   /**
-   * Count the values of `data` that are neither NaN nor `nodata`; `lo` and `hi` are their
+   * Count the staged block's values that are neither NaN nor `nodata`; `lo` and `hi` are their
    * minimum and maximum (the caller has them from its own pass), nothing when there are none.
    * @example
-   * h.add(block, NaN, 271.2, 305.9);
+   * h.add(stageBlock(block), NaN, 271.2, 305.9);
    */
-  add(data: TypedArray, nodata: number, lo: number, hi: number): void {
+  add(block: StagedBlock, nodata: number, lo: number, hi: number): void {
     if (!(lo <= hi)) return;
     if (Number.isNaN(this.exponent)) this.exponent = narrowestExponent(lo, hi);
     this.cover(lo, hi);
-    binValues(data, nodata, 2 ** -this.exponent, this.first, this.counts);
+    // x·scale is exact (a power of two), and a value's bin is its distance from the window's
+    // first bin, truncated: never negative, always within the window.
+    block.bin(nodata, 2 ** -this.exponent, this.first, this.counts);
   }
 
   /** Add the counts of another accumulator's result. */
@@ -125,29 +127,6 @@ function narrowestExponent(lo: number, hi: number): number {
   while (Math.floor(hi * 2 ** -e) - Math.floor(lo * 2 ** -e) + 1 > FINE_BINS) e++;
   return e;
 }
-
-/**
- * The per-value loop: each valid value's bin counted, in int32 slots (an integer increment is
- * cheaper than a float64 one when neighbouring values share a bin), added to `counts` after.
- * Kept apart so it stays monomorphic and unboxed. x·scale is exact (a power of two), and the
- * bin is found by truncating its distance from the window's first bin, never negative.
- */
-function binValues(data: TypedArray, nodata: number, scale: number, first: number, counts: Float64Array): void {
-  const tally = TALLY;
-  const origin = +first;
-  for (let i = 0; i < data.length; i++) {
-    const x = data[i];
-    if (x !== x || x === nodata) continue;
-    tally[(x * scale - origin) | 0]++;
-  }
-  for (let j = 0; j < FINE_BINS; j++) {
-    counts[j] += tally[j];
-    tally[j] = 0;
-  }
-}
-
-/** The per-block tallies (one thread bins one block at a time). */
-const TALLY = new Int32Array(FINE_BINS);
 
 /**
  * `size` bins over [min, max] (ArcGIS's image-service histogram): each fine bin's count goes

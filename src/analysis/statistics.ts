@@ -4,6 +4,7 @@
  * so image services can answer them without reading the data again.
  */
 import type { TypedArray } from "../cube/types.js";
+import { type StagedBlock, stageBlock } from "../kernels/statistics.js";
 import { type FineHistogram, HistogramAccumulator } from "./histogram.js";
 
 export interface Statistics {
@@ -18,12 +19,14 @@ export interface Statistics {
 
 export interface StatisticsAccumulator {
   add(data: TypedArray, nodata: number | undefined): void;
+  /** Add a block already in a kernel's memory (one that computed it), without copying it. */
+  addStaged(block: StagedBlock, nodata: number | undefined): void;
   result(): Statistics | undefined;
 }
 
 /**
- * Per block, sums shifted by the running mean; blocks merged by Chan et al.'s formula,
- * stable for long series. The histogram is kept unless `histogram` is false (a renderer's
+ * Per block, sums shifted by the running mean (in a WebAssembly kernel, kernels/statistics.ts);
+ * blocks merged by Chan et al.'s formula, stable for long series. The histogram is kept unless `histogram` is false (a renderer's
  * statistics of what it draws need none).
  * @example
  * const acc = statisticsAccumulator(); acc.add(slab.data, v.nodata); acc.result();
@@ -36,27 +39,29 @@ export function statisticsAccumulator(options: { histogram?: boolean } = {}): St
   let min = Infinity;
   let max = -Infinity;
   const block = new Float64Array(5);
+  const addStaged = (staged: StagedBlock, nodata: number | undefined): void => {
+    const nd = nodata ?? NaN;
+    // Sums shifted by K (the mean so far, else the block's first value), so nothing cancels.
+    const k = n > 0 ? mean : firstValid(staged.values, nd);
+    if (k === undefined) return;
+    staged.sums(nd, k, block);
+    const [bn, s1, s2, lo, hi] = block;
+    if (lo < min) min = lo;
+    if (hi > max) max = hi;
+    if (bn === 0) return;
+    histogram?.add(staged, nd, lo, hi);
+    // Chan's merge of the block into the running moments.
+    const bmean = k + s1 / bn;
+    const bm2 = Math.max(0, s2 - (s1 * s1) / bn);
+    const total = n + bn;
+    const delta = bmean - mean;
+    mean += (delta * bn) / total;
+    m2 += bm2 + (delta * delta * n * bn) / total;
+    n = total;
+  };
   return {
-    add(data, nodata) {
-      const nd = nodata ?? NaN;
-      // Sums shifted by K (the mean so far, else the block's first value), so nothing cancels.
-      const k = n > 0 ? mean : firstValid(data, nd);
-      if (k === undefined) return;
-      blockSums(data, nd, k, block);
-      const [bn, s1, s2, lo, hi] = block;
-      if (lo < min) min = lo;
-      if (hi > max) max = hi;
-      if (bn === 0) return;
-      histogram?.add(data, nd, lo, hi);
-      // Chan's merge of the block into the running moments.
-      const bmean = k + s1 / bn;
-      const bm2 = Math.max(0, s2 - (s1 * s1) / bn);
-      const total = n + bn;
-      const delta = bmean - mean;
-      mean += (delta * bn) / total;
-      m2 += bm2 + (delta * delta * n * bn) / total;
-      n = total;
-    },
+    add: (data, nodata) => addStaged(stageBlock(data), nodata),
+    addStaged,
     result() {
       return finished(n, min, max, mean, m2, histogram);
     },
@@ -77,34 +82,6 @@ function firstValid(data: TypedArray, nd: number): number | undefined {
     if (x === x && x !== nd) return x;
   }
   return undefined;
-}
-
-/**
- * Count, Σ(x−k), Σ(x−k)², min and max of the valid values, into `out`. Every loop variable
- * starts from a constant: one started from a closure's value made V8 box each value it took
- * (a heap allocation per value, gigabytes over a daily cube).
- */
-function blockSums(data: TypedArray, nd: number, k: number, out: Float64Array): void {
-  let bn = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (let i = 0; i < data.length; i++) {
-    const x = data[i];
-    if (x !== x || x === nd) continue; // NaN or nodata
-    const d = x - k;
-    bn++;
-    s1 += d;
-    s2 += d * d;
-    if (x < lo) lo = x;
-    if (x > hi) hi = x;
-  }
-  out[0] = bn;
-  out[1] = s1;
-  out[2] = s2;
-  out[3] = lo;
-  out[4] = hi;
 }
 
 /**

@@ -8,12 +8,13 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { FINE_BINS, HistogramAccumulator, histogramBins } from "../../src/analysis/histogram.js";
 import { mergeStatistics, statisticsAccumulator } from "../../src/analysis/statistics.js";
+import { stageBlock } from "../../src/kernels/statistics.js";
 
 function accumulate(blocks: Float32Array[], nodata = NaN): HistogramAccumulator {
   const h = new HistogramAccumulator();
   for (const b of blocks) {
     const valid = Array.from(b).filter((x) => !Number.isNaN(x) && x !== nodata);
-    if (valid.length) h.add(b, nodata, Math.min(...valid), Math.max(...valid));
+    if (valid.length) h.add(stageBlock(b), nodata, Math.min(...valid), Math.max(...valid));
   }
   return h;
 }

@@ -1,0 +1,86 @@
+/**
+ * The streamed anomaly's pass 1 (analysis/anomalyStream.ts) as a WebAssembly SIMD kernel
+ * (assembly/anomalyApply.ts): each run's anomalies against its groups' µ (and s) computed
+ * into an output array in the kernel's memory, whose statistics are then taken there. The
+ * values are analysis/anomaly.ts's applyRow's, value for value.
+ */
+import type { PixelType, TypedArray } from "../cube/types.js";
+import { KernelArena, RunInput, arenaBytes, kernelModule } from "./arena.js";
+import { WASM_BASE64 } from "./anomalyApply.wasm.js";
+import { BlockStatistics, type StagedBlock } from "./statistics.js";
+
+export class AnomalyApplyKernel {
+  /** µ of each group and pixel ([g][p]), to be filled by the caller. */
+  readonly mean: Float64Array;
+  /** s of each group and pixel, for Z_SCORE. */
+  readonly sd: Float64Array | undefined;
+  private readonly arena: KernelArena;
+  private readonly runs: RunInput;
+  private readonly out: Float32Array | Float64Array;
+  private readonly statistics: BlockStatistics;
+
+  /**
+   * For `groups` × `pixels` references, runs of at most `runValues` values of `pixelType`,
+   * anomalies written as `output` (F32 or F64).
+   */
+  constructor(
+    readonly groups: number,
+    readonly pixels: number,
+    withSd: boolean,
+    runValues: number,
+    pixelType: PixelType,
+    output: "F32" | "F64",
+  ) {
+    const cells = groups * pixels;
+    const outBytes = runValues * (output === "F32" ? 4 : 8);
+    const bytes = arenaBytes(
+      cells * 8,
+      withSd ? cells * 8 : 0,
+      outBytes,
+      ...RunInput.bytes(runValues, pixelType),
+      ...BlockStatistics.BYTES,
+    );
+    const a = (this.arena = new KernelArena(kernelModule("anomalyApply", WASM_BASE64), bytes));
+    this.mean = a.allocate(Float64Array, cells);
+    this.sd = withSd ? a.allocate(Float64Array, cells) : undefined;
+    this.out = output === "F32" ? a.allocate(Float32Array, runValues) : a.allocate(Float64Array, runValues);
+    this.runs = new RunInput(a, runValues, pixelType);
+    this.statistics = new BlockStatistics(a);
+  }
+
+  /** An array in the kernel's memory to read a run of `length` values into, while one is free (float input only). */
+  runArray(length: number): TypedArray | undefined {
+    return this.runs.runArray(length);
+  }
+
+  /**
+   * The anomalies of a run (slice k in group groups[t0 + k]) by method `kind` (anomaly.ts's
+   * numbering), NaN where x is `nodata` or the anomaly is beyond ±limit. The result lies in
+   * the kernel's memory until the next run.
+   */
+  apply(values: TypedArray, groups: ArrayLike<number>, t0: number, kind: number, nodata: number, limit: number): StagedBlock {
+    const P = this.pixels;
+    const run = this.runs.place(values);
+    const out = this.out.subarray(0, values.length);
+    const f32in = run instanceof Float32Array;
+    const f32out = out instanceof Float32Array;
+    const e = this.arena.exports;
+    const apply = f32in ? (f32out ? e.applyF32toF32 : e.applyF32toF64) : f32out ? e.applyF64toF32 : e.applyF64toF64;
+    const slices = Math.floor(values.length / P);
+    for (let k = 0; k < slices; k++) {
+      const cell = groups[t0 + k] * P * 8;
+      const sd = this.sd ? this.sd.byteOffset + cell : 0;
+      apply(
+        kind,
+        run.byteOffset + k * P * run.BYTES_PER_ELEMENT,
+        out.byteOffset + k * P * out.BYTES_PER_ELEMENT,
+        P,
+        nodata,
+        this.mean.byteOffset + cell,
+        sd,
+        limit,
+      );
+    }
+    return this.statistics.block(out);
+  }
+}
