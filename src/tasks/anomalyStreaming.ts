@@ -22,6 +22,7 @@ import { statisticsAccumulator } from "../analysis/statistics.js";
 import { TIME_TILE_BUDGET_BYTES, windowTiles } from "../analysis/tiles.js";
 import { STD_TIME, type Cube, type Variable, variableNamed } from "../cube/types.js";
 import { TILE } from "../io/zarrWrite.js";
+import { overviewFactors } from "../io/zarrOverviews.js";
 import { ACCUMULATOR_BUDGET_BYTES, type TaskWalk, type WalkPlan, chooseWalk, cubeWalk, taskWalk } from "../plan/walkPlan.js";
 import type { Scratch } from "../store/scratch.js";
 import type { OpenedInput, VariableStatistics } from "./common.js";
@@ -81,15 +82,25 @@ function groupCount(v: Variable, plan: AnomalyPlan): number {
 }
 
 /**
- * Output chunks of a streamed variable: one slice (of each dimension) by a tile no taller than
- * a band, its columns split evenly (in multiples of 16, for the overview levels): 720 columns
- * as two chunks of 368 rather than 512 + 208, whose fill a raw store (context.compression
- * NONE) would write out, 40 % more bytes.
+ * Output chunks of a streamed variable: a tile no taller than a band, its columns split
+ * evenly (in multiples of 16, for the overview levels): 720 columns as two chunks of 368
+ * rather than 512 + 208, whose fill a raw store (context.compression NONE) would write out,
+ * 40 % more bytes. One slice of each dimension, but for a small grid (no overview levels)
+ * several time steps, up to a TILE × TILE tile's values: a 4 × 5 grid's 1096 days were 1096
+ * files of 80 bytes. The time steps of a chunk divide the walk's runs, so a run (one share's)
+ * is whole chunks and shares never write the same chunk.
  */
 export function streamedChunks(v: Variable, plan: AnomalyStreamPlan): number[] {
-  const { width } = plan.window;
+  const { width, height } = plan.window;
+  const rows = Math.min(plan.bandRows, TILE);
   const columns = width <= TILE ? width : Math.ceil(width / Math.ceil(width / TILE) / 16) * 16;
-  return [...v.dimensions.map(() => 1), Math.min(plan.bandRows, TILE), columns];
+  const [first] = plan.runs[v.name];
+  const step = first[1] - first[0];
+  let steps = 1;
+  if (overviewFactors(height, width).length === 0) {
+    for (let k = step; k > 1 && steps === 1; k--) if (step % k === 0 && k * rows * columns <= TILE * TILE) steps = k;
+  }
+  return [...v.dimensions.map((d) => (d.name === STD_TIME ? steps : 1)), rows, columns];
 }
 
 /**
