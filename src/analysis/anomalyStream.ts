@@ -87,16 +87,23 @@ function unitBlock(v: Variable, unit: StreamUnit, t0: number, slices: number): {
 /** µ (and s) of every group of a unit, [g][p]: the merged sums, finished. */
 export type UnitReference = ReturnType<GroupMoments["finish"]>;
 
+/** Where a unit's reference comes from: its groups and whether it has s, and a read into given arrays. */
+export interface ReferenceSource {
+  readonly groups: number;
+  readonly withSd: boolean;
+  read(into: UnitReference): Promise<void>;
+}
+
 /**
- * Pass 1 of a unit: x against the unit's reference, written to `sink`; `reference` is the
- * merged pass-0 sums finished, or for EXTERNAL_RASTER undefined (the reference cube is read).
+ * Pass 1 of a unit: x against the unit's reference, written to `sink`; `reference` reads the
+ * merged pass-0 sums finished, or for EXTERNAL_RASTER is undefined (the reference cube is read).
  * With `kept`, x comes back from the sink where pass 0 kept it, not from the input.
  */
 export async function applyUnit(
   cube: Cube,
   plan: AnomalyStreamPlan,
   unit: StreamUnit,
-  reference: UnitReference | undefined,
+  reference: ReferenceSource | undefined,
   sink: BlockSink,
   statistics: StatisticsAccumulator,
   walk: StreamWalk & { readonly referenceCube?: Cube; readonly kept?: boolean } = {},
@@ -114,11 +121,11 @@ export async function applyUnit(
     await sink.writeBlock(v.name, start, { data: out, shape });
   };
   if (reference) {
-    // Against the groups' µ (and s): the kernel computes each run and its statistics in its memory.
-    const G = reference.mean.length / P;
-    const kernel = new AnomalyApplyKernel(G, P, !!reference.sd, P * Math.max(...runs.map(([a, b]) => b - a)), v.pixelType, type);
-    kernel.mean.set(reference.mean);
-    if (reference.sd) kernel.sd!.set(reference.sd);
+    // Against the groups' µ (and s), read straight into the kernel's memory, where it computes
+    // each run and its statistics.
+    const values = P * Math.max(...runs.map(([a, b]) => b - a));
+    const kernel = new AnomalyApplyKernel(reference.groups, P, reference.withSd, values, v.pixelType, type);
+    await reference.read({ mean: kernel.mean, sd: kernel.sd });
     const [kind, limit] = [anomalyKind(plan.method), anomalyLimit(type)];
     await eachRun(v, runs, unit.dims, unit.band, { ...walk, source, arrays: (length) => kernel.runArray(length) }, async (t0, slab) => {
       const out = kernel.apply(slab, groups, t0, kind, nodata, limit);

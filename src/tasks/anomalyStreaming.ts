@@ -8,7 +8,7 @@
 import { type AnomalyPlan, anomalyPixelType, anomalyTileEdge, computeAnomaly } from "../analysis/anomaly.js";
 import {
   type AnomalyStreamPlan,
-  type UnitReference,
+  type ReferenceSource,
   accumulateUnit,
   anomalyMomentBytes,
   applyUnit,
@@ -145,7 +145,7 @@ export function anomalyWalk(
           await walk.scratch!.writeArrays(`u${u}-k${index}`, [Uint8Array.of(kept ? 1 : 0)]);
           continue;
         }
-        const ref = external ? undefined : await readReference(walk.scratch!, u, unit, cube, stream);
+        const ref = external ? undefined : referenceSource(walk.scratch!, u, unit, cube, stream);
         const kept = !external && (await walk.scratch!.read(`u${u}-k${index}`))[0] === 1;
         await applyUnit(cube, stream, unit, ref, sink, statistics.get(unit.variable)!, { ...unitWalk, referenceCube: reference, kept });
       }
@@ -174,10 +174,7 @@ function momentsShape(cube: Cube, plan: AnomalyStreamPlan, unit: StreamUnit) {
   return { groups: groupCount(v, plan), pixels: unit.band.width * unit.band.height, withSd: plan.method === "Z_SCORE" };
 }
 
-async function readReference(scratch: Scratch, u: number, unit: StreamUnit, cube: Cube, plan: AnomalyStreamPlan): Promise<UnitReference> {
-  const { groups, pixels, withSd } = momentsShape(cube, plan, unit);
-  const cells = groups * pixels;
-  const reference = { mean: new Float64Array(cells), sd: withSd ? new Float64Array(cells) : undefined };
-  await scratch.readArrays(`u${u}-ref`, reference.sd ? [reference.mean, reference.sd] : [reference.mean]);
-  return reference;
+function referenceSource(scratch: Scratch, u: number, unit: StreamUnit, cube: Cube, plan: AnomalyStreamPlan): ReferenceSource {
+  const { groups, withSd } = momentsShape(cube, plan, unit);
+  return { groups, withSd, read: (into) => scratch.readArrays(`u${u}-ref`, into.sd ? [into.mean, into.sd] : [into.mean]) };
 }
