@@ -10,6 +10,7 @@
  * arena.exports.someKernel(sums.byteOffset, ...);
  * ```
  */
+import type { PixelType, TypedArray } from "../cube/types.js";
 
 const PAGE = 65536;
 /** Arrays start on a 16-byte boundary (a SIMD lane's width). */
@@ -26,8 +27,6 @@ export function kernelModule(name: string, base64: string): WebAssembly.Module {
   }
   return module;
 }
-
-import type { PixelType, TypedArray } from "../cube/types.js";
 
 type ArrayKind<T> = { new (buffer: ArrayBuffer, byteOffset: number, length: number): T; readonly BYTES_PER_ELEMENT: number };
 
