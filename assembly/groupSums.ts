@@ -5,24 +5,37 @@
  * pixels per 128-bit lane pair, each pixel's sums in registers through the segment.
  *
  * Memory is the caller's (imported): every argument named like an array is a byte offset
- * into it, already at the group's row. Per pixel i: shift[i] (f64 K: the group's own with
- * s, else the pixel's; NaN until a valid value comes), s1[i] = Σ(x−K), s2[i] = Σ(x−K)² (f64;
- * s2 = 0: not kept), n[i] (u32), bad[i] (u8, 1 once nodata was met). values holds `slices`
- * slices of `pixels` values each (f32 or f64).
+ * into it. The sums, bound once (bind), per cell (group g, pixel i: cell g·pixels + i):
+ * shift (f64 K, per cell when `shiftPerCell`, else per pixel; NaN until a valid value comes),
+ * s1 = Σ(x−K), s2 = Σ(x−K)² (f64; s2 = 0: not kept), n (u32), bad (u8, 1 once nodata was
+ * met). A segment: `values` holds `slices` slices of `pixels` values each (f32 or f64).
  */
-import { pairAt, validPair, valueAt } from "./lib/values";
+import { bothSet, pairAt, validPair, valueAt } from "./lib/values";
 
-function addSegment<T>(
-  values: usize,
-  slices: i32,
-  pixels: i32,
-  nodata: f64,
-  shift: usize,
-  s1: usize,
-  s2: usize,
-  n: usize,
-  bad: usize,
-): void {
+let shiftBase: usize = 0;
+let shiftPerCell = false;
+let s1Base: usize = 0;
+let s2Base: usize = 0;
+let nBase: usize = 0;
+let badBase: usize = 0;
+
+/** Where the sums lie. */
+export function bind(shiftAt: usize, perCell: bool, s1At: usize, s2At: usize, nAt: usize, badAt: usize): void {
+  shiftBase = shiftAt;
+  shiftPerCell = perCell;
+  s1Base = s1At;
+  s2Base = s2At;
+  nBase = nAt;
+  badBase = badAt;
+}
+
+/** A segment of slices all in the group whose first cell is `cell`. */
+function addSegment<T>(values: usize, slices: i32, pixels: i32, nodata: f64, cell: usize): void {
+  const shift = shiftBase + (shiftPerCell ? cell << 3 : 0);
+  const s1 = s1Base + (cell << 3);
+  const s2 = s2Base == 0 ? 0 : s2Base + (cell << 3);
+  const n = nBase + (cell << 2);
+  const bad = badBase + cell;
   const nd = f64x2.splat(nodata);
   const stride = <usize>pixels;
   const withSd = s2 != 0;
@@ -31,7 +44,7 @@ function addSegment<T>(
     const o = (<usize>i) << 3;
     const k = v128.load(shift + o);
     // A pair whose K are set and whose segment is all valid goes the vector way.
-    if (f64x2.extract_lane(k, 0) == f64x2.extract_lane(k, 0) && f64x2.extract_lane(k, 1) == f64x2.extract_lane(k, 1)) {
+    if (bothSet(k)) {
       let a = v128.load(s1 + o);
       let b = withSd ? v128.load(s2 + o) : f64x2.splat(0);
       let valid = i64x2.splat(-1);
@@ -57,7 +70,7 @@ function addSegment<T>(
   if (i < pixels) addPixel<T>(values, slices, stride, nodata, <usize>i, shift, s1, s2, n, bad);
 }
 
-/** One pixel through the segment, value by value (its first value, a gap). */
+/** One pixel through the segment, value by value (its first value, a gap); the arrays at the group's row. */
 function addPixel<T>(
   values: usize,
   slices: i32,
@@ -89,30 +102,10 @@ function addPixel<T>(
   }
 }
 
-export function addSegmentF32(
-  values: usize,
-  slices: i32,
-  pixels: i32,
-  nodata: f64,
-  shift: usize,
-  s1: usize,
-  s2: usize,
-  n: usize,
-  bad: usize,
-): void {
-  addSegment<f32>(values, slices, pixels, nodata, shift, s1, s2, n, bad);
+export function addSegmentF32(values: usize, slices: i32, pixels: i32, nodata: f64, cell: usize): void {
+  addSegment<f32>(values, slices, pixels, nodata, cell);
 }
 
-export function addSegmentF64(
-  values: usize,
-  slices: i32,
-  pixels: i32,
-  nodata: f64,
-  shift: usize,
-  s1: usize,
-  s2: usize,
-  n: usize,
-  bad: usize,
-): void {
-  addSegment<f64>(values, slices, pixels, nodata, shift, s1, s2, n, bad);
+export function addSegmentF64(values: usize, slices: i32, pixels: i32, nodata: f64, cell: usize): void {
+  addSegment<f64>(values, slices, pixels, nodata, cell);
 }

@@ -4,30 +4,48 @@
  * it replaces, so the sums are bit for bit the same, two pixels per 128-bit lane pair.
  *
  * Memory is the caller's (imported): every argument named like an array is a byte offset
- * into it. Per pixel i: count[i] (u32), bad[i] (u8), ymin/ymax/sumY/shift/syy[i] (f64),
- * xty[2i..2i+1] (f64), missing[3i..3i+2] (f64, the upper triangle of Σφφᵀ over slices the
- * pixel lacks). values holds `slices` slices of `pixels` values each (f32 or f64), phi the
- * basis rows (φ0, φ1) of the run's slices.
+ * into it. The sums, bound once (bind), per pixel i: count[i] (u32), bad[i] (u8),
+ * ymin/ymax/sumY/shift/syy[i] (f64), xty[2i..2i+1] (f64), missing[3i..3i+2] (f64, the upper
+ * triangle of Σφφᵀ over slices the pixel lacks). A run: `values` holds `slices` slices of
+ * `pixels` values each (f32 or f64), phi the basis rows (φ0, φ1) of its slices.
  */
 
-import { pairAt, validPair, valueAt } from "./lib/values";
+import { bothSet, pairAt, validPair, valueAt } from "./lib/values";
 
-function sumRun<T>(
-  values: usize,
-  slices: i32,
-  pixels: i32,
-  phi: usize,
-  nodata: f64,
-  count: usize,
-  bad: usize,
-  ymin: usize,
-  ymax: usize,
-  sumY: usize,
-  shift: usize,
-  syy: usize,
-  xty: usize,
-  missing: usize,
+let count: usize = 0;
+let bad: usize = 0;
+let ymin: usize = 0;
+let ymax: usize = 0;
+let sumY: usize = 0;
+let shift: usize = 0;
+let syy: usize = 0;
+let xty: usize = 0;
+let missing: usize = 0;
+
+/** Where the sums lie. */
+export function bind(
+  countAt: usize,
+  badAt: usize,
+  yminAt: usize,
+  ymaxAt: usize,
+  sumYAt: usize,
+  shiftAt: usize,
+  syyAt: usize,
+  xtyAt: usize,
+  missingAt: usize,
 ): void {
+  count = countAt;
+  bad = badAt;
+  ymin = yminAt;
+  ymax = ymaxAt;
+  sumY = sumYAt;
+  shift = shiftAt;
+  syy = syyAt;
+  xty = xtyAt;
+  missing = missingAt;
+}
+
+function sumRun<T>(values: usize, slices: i32, pixels: i32, phi: usize, nodata: f64): void {
   const nd = f64x2.splat(nodata);
   const stride = <usize>pixels;
   let i = 0;
@@ -35,7 +53,7 @@ function sumRun<T>(
     const o = (<usize>i) << 3;
     const k = v128.load(shift + o);
     // Lanes of a pair whose shift is set and whose run is all valid go the vector way.
-    if (f64x2.extract_lane(k, 0) == f64x2.extract_lane(k, 0) && f64x2.extract_lane(k, 1) == f64x2.extract_lane(k, 1)) {
+    if (bothSet(k)) {
       let sy = v128.load(sumY + o);
       let s2 = v128.load(syy + o);
       let lo = v128.load(ymin + o);
@@ -62,35 +80,20 @@ function sumRun<T>(
         v128.store(ymax + o, hi);
         v128.store(xty + (o << 1), a);
         v128.store(xty + (o << 1) + 16, b);
-        store<u32>(count + ((<usize>i) << 2), load<u32>(count + ((<usize>i) << 2)) + <u32>slices);
-        store<u32>(count + ((<usize>i) << 2) + 4, load<u32>(count + ((<usize>i) << 2) + 4) + <u32>slices);
+        const c = count + ((<usize>i) << 2);
+        store<u32>(c, load<u32>(c) + <u32>slices);
+        store<u32>(c + 4, load<u32>(c + 4) + <u32>slices);
         continue;
       }
     }
-    sumPixel<T>(values, slices, stride, phi, nodata, <usize>i, count, bad, ymin, ymax, sumY, shift, syy, xty, missing);
-    sumPixel<T>(values, slices, stride, phi, nodata, <usize>i + 1, count, bad, ymin, ymax, sumY, shift, syy, xty, missing);
+    sumPixel<T>(values, slices, stride, phi, nodata, <usize>i);
+    sumPixel<T>(values, slices, stride, phi, nodata, <usize>i + 1);
   }
-  if (i < pixels) sumPixel<T>(values, slices, stride, phi, nodata, <usize>i, count, bad, ymin, ymax, sumY, shift, syy, xty, missing);
+  if (i < pixels) sumPixel<T>(values, slices, stride, phi, nodata, <usize>i);
 }
 
 /** One pixel through the run, value by value (its first value, a gap). */
-function sumPixel<T>(
-  values: usize,
-  slices: i32,
-  stride: usize,
-  phi: usize,
-  nodata: f64,
-  i: usize,
-  count: usize,
-  bad: usize,
-  ymin: usize,
-  ymax: usize,
-  sumY: usize,
-  shift: usize,
-  syy: usize,
-  xty: usize,
-  missing: usize,
-): void {
+function sumPixel<T>(values: usize, slices: i32, stride: usize, phi: usize, nodata: f64, i: usize): void {
   const o = i << 3;
   for (let s = 0; s < slices; s++) {
     const f0 = load<f64>(phi + ((<usize>s) << 4));
@@ -120,40 +123,10 @@ function sumPixel<T>(
   }
 }
 
-export function sumRunF32(
-  values: usize,
-  slices: i32,
-  pixels: i32,
-  phi: usize,
-  nodata: f64,
-  count: usize,
-  bad: usize,
-  ymin: usize,
-  ymax: usize,
-  sumY: usize,
-  shift: usize,
-  syy: usize,
-  xty: usize,
-  missing: usize,
-): void {
-  sumRun<f32>(values, slices, pixels, phi, nodata, count, bad, ymin, ymax, sumY, shift, syy, xty, missing);
+export function sumRunF32(values: usize, slices: i32, pixels: i32, phi: usize, nodata: f64): void {
+  sumRun<f32>(values, slices, pixels, phi, nodata);
 }
 
-export function sumRunF64(
-  values: usize,
-  slices: i32,
-  pixels: i32,
-  phi: usize,
-  nodata: f64,
-  count: usize,
-  bad: usize,
-  ymin: usize,
-  ymax: usize,
-  sumY: usize,
-  shift: usize,
-  syy: usize,
-  xty: usize,
-  missing: usize,
-): void {
-  sumRun<f64>(values, slices, pixels, phi, nodata, count, bad, ymin, ymax, sumY, shift, syy, xty, missing);
+export function sumRunF64(values: usize, slices: i32, pixels: i32, phi: usize, nodata: f64): void {
+  sumRun<f64>(values, slices, pixels, phi, nodata);
 }

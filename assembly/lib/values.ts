@@ -15,3 +15,8 @@ export function pairAt<T>(values: usize, index: usize): v128 {
 export function validPair(y: v128, nodata: v128): v128 {
   return v128.and(f64x2.eq(y, y), f64x2.ne(y, nodata));
 }
+
+/** Whether both lanes hold a number (a pixel's K set), not NaN. */
+export function bothSet(k: v128): bool {
+  return i64x2.all_true(f64x2.eq(k, k));
+}

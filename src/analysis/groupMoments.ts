@@ -9,6 +9,7 @@
  * bytes per pixel and group, + 16 with s.
  */
 import type { PixelType, TypedArray } from "../cube/types.js";
+import { type ArraySpace, plainArrays } from "../kernels/arena.js";
 import { GroupSumsKernel } from "../kernels/groupSums.js";
 
 export interface GroupMomentsShape {
@@ -30,7 +31,7 @@ export class GroupMoments {
   /** 1 where a nodata value was met (a group with one is nodata unless nodata is ignored). */
   readonly bad: Uint8Array;
 
-  /** The sums as a WebAssembly kernel (which holds the arrays above), when sized for runs. */
+  /** The sums as a WebAssembly kernel (whose memory holds the arrays above), when sized for runs. */
   private readonly kernel?: GroupSumsKernel;
 
   /**
@@ -42,16 +43,15 @@ export class GroupMoments {
     runs?: { readonly values: number; readonly pixelType: PixelType },
   ) {
     const cells = shape.groups * shape.pixels;
-    if (runs) {
-      const kernel = (this.kernel = new GroupSumsKernel(shape.groups, shape.pixels, shape.withSd, runs.values, runs.pixelType));
-      ({ shift: this.shift, s1: this.s1, s2: this.s2, n: this.n, bad: this.bad } = kernel);
-      return;
-    }
-    this.shift = new Float64Array(shape.withSd ? cells : shape.pixels).fill(Number.NaN);
-    this.s1 = new Float64Array(cells);
-    this.s2 = shape.withSd ? new Float64Array(cells) : undefined;
-    this.n = new Uint32Array(cells);
-    this.bad = new Uint8Array(cells);
+    const layout = (space: ArraySpace) => ({
+      shift: space.allocate(Float64Array, shape.withSd ? cells : shape.pixels).fill(Number.NaN),
+      s1: space.allocate(Float64Array, cells),
+      s2: shape.withSd ? space.allocate(Float64Array, cells) : undefined,
+      n: space.allocate(Uint32Array, cells),
+      bad: space.allocate(Uint8Array, cells),
+    });
+    if (runs) this.kernel = new GroupSumsKernel(layout, shape.pixels, runs.values, runs.pixelType);
+    ({ shift: this.shift, s1: this.s1, s2: this.s2, n: this.n, bad: this.bad } = this.kernel?.sums ?? layout(plainArrays));
   }
 
   /**

@@ -17,6 +17,7 @@
  */
 import { STD_TIME, type Cube, type PixelType, type TypedArray, type Variable, variableNamed } from "../cube/types.js";
 import { type QrFactorization, qrFactor, qrSolve } from "./linalg.js";
+import { type ArraySpace, plainArrays } from "../kernels/arena.js";
 import { LinearSumsKernel } from "../kernels/linearSums.js";
 import { type RunWalk, type StreamShape, type StreamUnit, eachRun } from "./runs.js";
 import type { StatisticsAccumulator } from "./statistics.js";
@@ -69,7 +70,7 @@ export class TrendSums {
   /** Σφφᵀ over the slices a pixel lacks, upper triangle, [pixel][q]. */
   readonly missing: Float64Array;
 
-  /** LINEAR's sums as a WebAssembly kernel (which holds the arrays above), when sized for runs. */
+  /** LINEAR's sums as a WebAssembly kernel (whose memory holds the arrays above), when sized for runs. */
   private readonly kernel?: LinearSumsKernel;
 
   /**
@@ -81,21 +82,21 @@ export class TrendSums {
     readonly p: number,
     runs?: { readonly values: number; readonly pixelType: PixelType },
   ) {
-    if (p === 2 && runs) {
-      const kernel = (this.kernel = new LinearSumsKernel(pixels, runs.values, runs.pixelType));
-      ({ count: this.count, bad: this.bad, ymin: this.ymin, ymax: this.ymax, sumY: this.sumY } = kernel);
-      ({ shift: this.shift, syy: this.syy, xty: this.xty, missing: this.missing } = kernel);
-      return;
-    }
-    this.count = new Uint32Array(pixels);
-    this.bad = new Uint8Array(pixels);
-    this.ymin = new Float64Array(pixels).fill(Infinity);
-    this.ymax = new Float64Array(pixels).fill(-Infinity);
-    this.sumY = new Float64Array(pixels);
-    this.shift = new Float64Array(pixels).fill(Number.NaN);
-    this.syy = new Float64Array(pixels);
-    this.xty = new Float64Array(pixels * p);
-    this.missing = new Float64Array((pixels * p * (p + 1)) / 2);
+    const layout = (space: ArraySpace) => ({
+      count: space.allocate(Uint32Array, pixels),
+      bad: space.allocate(Uint8Array, pixels),
+      ymin: space.allocate(Float64Array, pixels).fill(Infinity),
+      ymax: space.allocate(Float64Array, pixels).fill(-Infinity),
+      sumY: space.allocate(Float64Array, pixels),
+      shift: space.allocate(Float64Array, pixels).fill(Number.NaN),
+      syy: space.allocate(Float64Array, pixels),
+      xty: space.allocate(Float64Array, pixels * p),
+      missing: space.allocate(Float64Array, (pixels * p * (p + 1)) / 2),
+    });
+    if (p === 2 && runs) this.kernel = new LinearSumsKernel(layout, runs.values, runs.pixelType);
+    const sums = this.kernel?.sums ?? layout(plainArrays);
+    ({ count: this.count, bad: this.bad, ymin: this.ymin, ymax: this.ymax, sumY: this.sumY } = sums);
+    ({ shift: this.shift, syy: this.syy, xty: this.xty, missing: this.missing } = sums);
   }
 
   /** Add `slices` slices (slice-major, `pixels` each) whose basis rows are phi[0 .. slices·p). */

@@ -5,7 +5,7 @@
  * values are analysis/anomaly.ts's applyRow's, value for value.
  */
 import type { PixelType, TypedArray } from "../cube/types.js";
-import { KernelArena, RunInput, arenaBytes, kernelModule } from "./arena.js";
+import { KernelArena, RunInput, kernelModule } from "./arena.js";
 import { WASM_BASE64 } from "./anomalyApply.wasm.js";
 import { BlockStatistics, type StagedBlock } from "./statistics.js";
 
@@ -24,7 +24,7 @@ export class AnomalyApplyKernel {
    * anomalies written as `output` (F32 or F64).
    */
   constructor(
-    readonly groups: number,
+    groups: number,
     readonly pixels: number,
     withSd: boolean,
     runValues: number,
@@ -32,20 +32,15 @@ export class AnomalyApplyKernel {
     output: "F32" | "F64",
   ) {
     const cells = groups * pixels;
-    const outBytes = runValues * (output === "F32" ? 4 : 8);
-    const bytes = arenaBytes(
-      cells * 8,
-      withSd ? cells * 8 : 0,
-      outBytes,
-      ...RunInput.bytes(runValues, pixelType),
-      ...BlockStatistics.BYTES,
-    );
-    const a = (this.arena = new KernelArena(kernelModule("anomalyApply", WASM_BASE64), bytes));
-    this.mean = a.allocate(Float64Array, cells);
-    this.sd = withSd ? a.allocate(Float64Array, cells) : undefined;
-    this.out = output === "F32" ? a.allocate(Float32Array, runValues) : a.allocate(Float64Array, runValues);
-    this.runs = new RunInput(a, runValues, pixelType);
-    this.statistics = new BlockStatistics(a);
+    const { arena, placed } = KernelArena.create(kernelModule("anomalyApply", WASM_BASE64), (space) => ({
+      mean: space.allocate(Float64Array, cells),
+      sd: withSd ? space.allocate(Float64Array, cells) : undefined,
+      out: output === "F32" ? space.allocate(Float32Array, runValues) : space.allocate(Float64Array, runValues),
+      runs: new RunInput(space, runValues, pixelType),
+      statistics: new BlockStatistics(space),
+    }));
+    this.arena = arena;
+    ({ mean: this.mean, sd: this.sd, out: this.out, runs: this.runs, statistics: this.statistics } = placed);
   }
 
   /** An array in the kernel's memory to read a run of `length` values into, while one is free (float input only). */
@@ -81,6 +76,6 @@ export class AnomalyApplyKernel {
         limit,
       );
     }
-    return this.statistics.block(out);
+    return this.statistics.block(this.arena, out);
   }
 }

@@ -2,12 +2,12 @@
  * WebAssembly kernels: the tight loops V8 does not vectorise, written in AssemblyScript
  * (assembly/) and compiled with SIMD by scripts/build-kernels.mjs into the generated
  * `<name>.wasm.ts` beside this file. A kernel works on arrays in its own memory: an arena
- * places them there, sized once (growing the memory would detach every view on it).
+ * places them there, sized once (growing the memory would detach every view on it), from a
+ * layout that says which arrays: run once to measure, once to place.
  *
  * ```ts
- * const arena = new KernelArena(kernelModule("linearSums", WASM_BASE64), 1 << 20);
- * const sums = arena.allocate(Float64Array, 1000);
- * arena.exports.someKernel(sums.byteOffset, ...);
+ * const { arena, placed } = KernelArena.create(kernelModule("linearSums", WASM_BASE64), (space) => space.allocate(Float64Array, 1000));
+ * arena.exports.someKernel(placed.byteOffset, ...);
  * ```
  */
 import type { PixelType, TypedArray } from "../cube/types.js";
@@ -15,6 +15,7 @@ import type { PixelType, TypedArray } from "../cube/types.js";
 const PAGE = 65536;
 /** Arrays start on a 16-byte boundary (a SIMD lane's width). */
 const ALIGN = 16;
+const aligned = (bytes: number) => Math.ceil(bytes / ALIGN) * ALIGN;
 
 const modules = new Map<string, WebAssembly.Module>();
 
@@ -28,37 +29,61 @@ export function kernelModule(name: string, base64: string): WebAssembly.Module {
   return module;
 }
 
-type ArrayKind<T> = { new (buffer: ArrayBuffer, byteOffset: number, length: number): T; readonly BYTES_PER_ELEMENT: number };
+type ArrayKind<T> = {
+  new (length: number): T;
+  new (buffer: ArrayBuffer, byteOffset: number, length: number): T;
+  readonly BYTES_PER_ELEMENT: number;
+};
 
-/** Bytes an arena needs for arrays of these byte lengths (each aligned). */
-export function arenaBytes(...lengths: number[]): number {
-  return lengths.reduce((sum, bytes) => sum + Math.ceil(bytes / ALIGN) * ALIGN, ALIGN);
+/** Where arrays are made: a kernel's memory, or the heap (plainArrays). */
+export interface ArraySpace {
+  /** A zeroed array of `length` elements. */
+  allocate<T>(kind: ArrayKind<T>, length: number): T;
+  /** Whether an array lives here (a kernel can take it by offset). */
+  holds(array: ArrayBufferView): boolean;
 }
 
-export class KernelArena {
+export const plainArrays: ArraySpace = {
+  allocate: (kind, length) => new kind(length),
+  holds: () => false,
+};
+
+export class KernelArena implements ArraySpace {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each kernel's exports have their own signatures
   readonly exports: Record<string, (...args: any[]) => any>;
   private readonly memory: WebAssembly.Memory;
   /** Offset 0 is left unused, so no array sits at the null pointer. */
   private top = ALIGN;
 
-  constructor(module: WebAssembly.Module, bytes: number) {
+  /** An instance of `module` over a memory that holds exactly what `layout` places, and what it placed. */
+  static create<P>(module: WebAssembly.Module, layout: (space: ArraySpace) => P): { arena: KernelArena; placed: P } {
+    let bytes = ALIGN;
+    layout({
+      allocate: (kind, length) => {
+        bytes += aligned(length * kind.BYTES_PER_ELEMENT);
+        return new kind(0);
+      },
+      holds: () => false,
+    });
+    const arena = new KernelArena(module, bytes);
+    return { arena, placed: layout(arena) };
+  }
+
+  private constructor(module: WebAssembly.Module, bytes: number) {
     const pages = Math.max(1, Math.ceil(bytes / PAGE));
     this.memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
     const instance = new WebAssembly.Instance(module, { env: { memory: this.memory } });
     this.exports = instance.exports as KernelArena["exports"];
   }
 
-  /** A zeroed array of `length` elements in the kernel's memory. */
   allocate<T>(kind: ArrayKind<T>, length: number): T {
     const bytes = length * kind.BYTES_PER_ELEMENT;
     if (this.top + bytes > this.memory.buffer.byteLength) throw new Error(`kernel arena: ${bytes} bytes more do not fit`);
     const array = new kind(this.memory.buffer, this.top, length);
-    this.top += Math.ceil(bytes / ALIGN) * ALIGN;
+    this.top += aligned(bytes);
     return array;
   }
 
-  /** Whether an array lives in this arena (a kernel can take it by offset). */
   holds(array: ArrayBufferView): boolean {
     return array.buffer === this.memory.buffer;
   }
@@ -67,26 +92,21 @@ export class KernelArena {
 /**
  * Runs of slices as a kernel takes them (f32 or f64, in its memory): two arrays a walk can
  * read float runs into, so a run is used where it was decoded, and a staging array where any
- * other run is copied (converted to f64 unless float32).
+ * other run is copied (converted to f64 unless float32; reserved, never written, when every
+ * run comes in the kernel's own arrays).
  */
 export class RunInput {
   private readonly staging: Float32Array | Float64Array;
   private readonly free: TypedArray[] = [];
 
-  /** Bytes an arena needs for runs of at most `values` values of `pixelType`. */
-  static bytes(values: number, pixelType: PixelType): number[] {
-    const run = values * (pixelType === "F32" ? 4 : 8);
-    return isFloat(pixelType) ? [run, run, run] : [run];
-  }
-
   constructor(
-    private readonly arena: KernelArena,
+    private readonly space: ArraySpace,
     readonly values: number,
     pixelType: PixelType,
   ) {
-    const array = () => (pixelType === "F32" ? arena.allocate(Float32Array, values) : arena.allocate(Float64Array, values));
+    const array = () => (pixelType === "F32" ? space.allocate(Float32Array, values) : space.allocate(Float64Array, values));
     this.staging = array();
-    if (isFloat(pixelType)) this.free.push(array(), array());
+    if (pixelType === "F32" || pixelType === "F64") this.free.push(array(), array());
   }
 
   /** An array in the kernel's memory to read a run of `length` values into, while one is free (float input only). */
@@ -97,10 +117,8 @@ export class RunInput {
   /** The run where the kernel can take it: in place when it is one of runArray's, else copied to the staging array. */
   place(values: TypedArray): Float32Array | Float64Array {
     if (values.length > this.values) throw new Error(`kernel: a run of ${values.length} values, sized for ${this.values}`);
-    if (this.arena.holds(values) && (values instanceof Float32Array || values instanceof Float64Array)) return values;
+    if (this.space.holds(values) && (values instanceof Float32Array || values instanceof Float64Array)) return values;
     this.staging.set(values);
     return this.staging;
   }
 }
-
-const isFloat = (t: PixelType) => t === "F32" || t === "F64";

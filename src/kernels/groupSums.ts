@@ -1,43 +1,43 @@
 /**
  * The streamed anomaly's pass-0 sums (GroupMoments, analysis/groupMoments.ts) as a
  * WebAssembly SIMD kernel (assembly/groupSums.ts): the sums bit for bit the JavaScript
- * loop's, in a fraction of its time. The sums live in the kernel's memory; so do two arrays a
- * walk can read its runs into (float input).
+ * loop's, in a fraction of its time. The sums (laid out by the caller) live in the kernel's
+ * memory; so do two arrays a walk can read its runs into (float input).
  */
 import type { PixelType, TypedArray } from "../cube/types.js";
-import { KernelArena, RunInput, arenaBytes, kernelModule } from "./arena.js";
+import { type ArraySpace, KernelArena, RunInput, kernelModule } from "./arena.js";
 import { WASM_BASE64 } from "./groupSums.wasm.js";
 
-export class GroupSumsKernel {
-  /** K per pixel and group with s, else per pixel ([g][p] / [p]). */
+/** The sums per cell (group g, pixel p at g·pixels + p); shift per cell, or per pixel when shorter; s2 kept or not. */
+export interface GroupSumArrays {
   readonly shift: Float64Array;
   readonly s1: Float64Array;
   readonly s2: Float64Array | undefined;
   readonly n: Uint32Array;
   readonly bad: Uint8Array;
+}
+
+export class GroupSumsKernel {
+  /** The sums, as `layout` made them in the kernel's memory. */
+  readonly sums: GroupSumArrays;
   private readonly arena: KernelArena;
   private readonly runs: RunInput;
 
+  /** The sums `layout` makes for groups of `pixels` pixels, and runs of at most `runValues` values of `pixelType`. */
   constructor(
-    readonly groups: number,
+    layout: (space: ArraySpace) => GroupSumArrays,
     readonly pixels: number,
-    withSd: boolean,
     runValues: number,
     pixelType: PixelType,
   ) {
-    const cells = groups * pixels;
-    const f64 = withSd ? [cells * 8, cells * 8, cells * 8] : [pixels * 8, cells * 8];
-    this.arena = new KernelArena(
-      kernelModule("groupSums", WASM_BASE64),
-      arenaBytes(...f64, cells * 4, cells, ...RunInput.bytes(runValues, pixelType)),
-    );
-    const a = this.arena;
-    this.shift = a.allocate(Float64Array, withSd ? cells : pixels).fill(Number.NaN);
-    this.s1 = a.allocate(Float64Array, cells);
-    this.s2 = withSd ? a.allocate(Float64Array, cells) : undefined;
-    this.n = a.allocate(Uint32Array, cells);
-    this.bad = a.allocate(Uint8Array, cells);
-    this.runs = new RunInput(a, runValues, pixelType);
+    const { arena, placed } = KernelArena.create(kernelModule("groupSums", WASM_BASE64), (space) => ({
+      sums: layout(space),
+      runs: new RunInput(space, runValues, pixelType),
+    }));
+    ({ sums: this.sums, runs: this.runs } = placed);
+    this.arena = arena;
+    const { shift, s1, s2, n, bad } = this.sums;
+    arena.exports.bind(shift.byteOffset, shift.length > pixels, s1.byteOffset, s2?.byteOffset ?? 0, n.byteOffset, bad.byteOffset);
   }
 
   /** An array in the kernel's memory to read a run of `length` values into, while one is free (float input only). */
@@ -56,18 +56,7 @@ export class GroupSumsKernel {
       const g = groups[t0 + k0];
       let k1 = k0 + 1;
       while (k1 < slices && groups[t0 + k1] === g) k1++;
-      const cell = g * P;
-      add(
-        run.byteOffset + k0 * P * run.BYTES_PER_ELEMENT,
-        k1 - k0,
-        P,
-        nodata,
-        this.shift.byteOffset + (this.s2 ? cell * 8 : 0),
-        this.s1.byteOffset + cell * 8,
-        this.s2 ? this.s2.byteOffset + cell * 8 : 0,
-        this.n.byteOffset + cell * 4,
-        this.bad.byteOffset + cell,
-      );
+      add(run.byteOffset + k0 * P * run.BYTES_PER_ELEMENT, k1 - k0, P, nodata, g * P);
       k0 = k1;
     }
   }

@@ -13,7 +13,7 @@
  * ```
  */
 import type { TypedArray } from "../cube/types.js";
-import { KernelArena, arenaBytes, kernelModule } from "./arena.js";
+import { type ArraySpace, KernelArena, kernelModule } from "./arena.js";
 import { WASM_BASE64 } from "./statistics.wasm.js";
 
 /** A block of values in a kernel's memory, valid until that memory is written again. */
@@ -30,21 +30,19 @@ export const TALLY_BINS = 4096;
 /** Tallies the kernel counts into in turn (see assembly/lib/statistics.ts). */
 const TALLIES = 4;
 
-/** The statistics' working arrays in an arena whose kernel exports blockSums* and binValues*. */
+/** The statistics' working arrays, in the memory of a kernel that exports blockSums* and binValues*. */
 export class BlockStatistics {
-  /** Bytes an arena needs for them. */
-  static readonly BYTES = [5 * 8, TALLIES * TALLY_BINS * 4];
   private readonly out: Float64Array;
   private readonly tally: Int32Array;
 
-  constructor(private readonly arena: KernelArena) {
-    this.out = arena.allocate(Float64Array, 5);
-    this.tally = arena.allocate(Int32Array, TALLIES * TALLY_BINS);
+  constructor(space: ArraySpace) {
+    this.out = space.allocate(Float64Array, 5);
+    this.tally = space.allocate(Int32Array, TALLIES * TALLY_BINS);
   }
 
-  /** The block `values` (an array in the same arena). */
-  block(values: Float32Array | Float64Array): StagedBlock {
-    const { arena, out: sums, tally } = this;
+  /** The block `values`, an array in `arena`'s memory (where these working arrays are too). */
+  block(arena: KernelArena, values: Float32Array | Float64Array): StagedBlock {
+    const { out: sums, tally } = this;
     const f32 = values instanceof Float32Array;
     const { byteOffset, length } = values;
     return {
@@ -68,19 +66,20 @@ export class BlockStatistics {
   }
 }
 
-let space: { bytes: number; f32: Float32Array; f64: Float64Array; statistics: BlockStatistics } | undefined;
+let space: { arena: KernelArena; bytes: number; f32: Float32Array; f64: Float64Array; statistics: BlockStatistics } | undefined;
 
 /** Copy `data` into this thread's statistics arena (float32 as it is, any other type as f64). */
 export function stageBlock(data: TypedArray): StagedBlock {
   const f32 = data instanceof Float32Array;
   const bytes = data.length * (f32 ? 4 : 8);
   if (!space || bytes > space.bytes) {
-    const arena = new KernelArena(kernelModule("statistics", WASM_BASE64), arenaBytes(bytes, ...BlockStatistics.BYTES));
-    const f64 = arena.allocate(Float64Array, Math.ceil(bytes / 8));
-    const f32 = new Float32Array(f64.buffer, f64.byteOffset, 2 * f64.length);
-    space = { bytes, f32, f64, statistics: new BlockStatistics(arena) };
+    const { arena, placed } = KernelArena.create(kernelModule("statistics", WASM_BASE64), (s) => {
+      const f64 = s.allocate(Float64Array, Math.ceil(bytes / 8));
+      return { f64, f32: new Float32Array(f64.buffer, f64.byteOffset, 2 * f64.length), statistics: new BlockStatistics(s) };
+    });
+    space = { arena, bytes, ...placed };
   }
   const values = f32 ? space.f32.subarray(0, data.length) : space.f64.subarray(0, data.length);
   values.set(data);
-  return space.statistics.block(values);
+  return space.statistics.block(space.arena, values);
 }
