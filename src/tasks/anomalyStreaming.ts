@@ -96,10 +96,9 @@ export function streamedChunks(v: Variable, plan: AnomalyStreamPlan): number[] {
   const columns = width <= TILE ? width : Math.ceil(width / Math.ceil(width / TILE) / 16) * 16;
   const [first] = plan.runs[v.name];
   const step = first[1] - first[0];
-  let steps = 1;
-  if (overviewFactors(height, width).length === 0) {
-    for (let k = step; k > 1 && steps === 1; k--) if (step % k === 0 && k * rows * columns <= TILE * TILE) steps = k;
-  }
+  // The largest divisor of the runs' length whose time steps fit a tile's values.
+  let steps = overviewFactors(height, width).length === 0 ? step : 1;
+  while (step % steps !== 0 || steps * rows * columns > TILE * TILE) steps--;
   return [...v.dimensions.map((d) => (d.name === STD_TIME ? steps : 1)), rows, columns];
 }
 
