@@ -53,10 +53,12 @@ export async function decodeChunk(
     const last = i === 0;
     switch (filter.id) {
       case FilterId.deflate:
-        // One output buffer of the chunk's size: inflate then hands it back without concatenating.
+        // One output buffer with room to spare: inflate fills it in one trip through the pool and
+        // hands it back without concatenating (a buffer of exactly the chunk's size came back
+        // full, so zlib took a second trip, and a second buffer, to find the stream's end).
         try {
           // Bounded: a crafted chunk must not inflate to more than a chunk's worth of memory.
-          const options = { chunkSize: Math.max(64, chunkBytes), maxOutputLength: chunkBytes + INFLATE_SLACK };
+          const options = { chunkSize: chunkBytes + INFLATE_SLACK, maxOutputLength: chunkBytes + INFLATE_SLACK };
           data = chunkBytes <= SYNC_INFLATE_BYTES ? inflateSync(data, options) : await inflateAsync(data, options);
         } catch (e) {
           throw new Hdf5FormatError(`a chunk does not inflate: ${e instanceof Error ? e.message : String(e)}`);
