@@ -9,6 +9,7 @@ import { mkdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, extname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { InvalidInputError, StrataError } from "../cube/errors.js";
+import { chunkEncoder } from "../io/chunkEncoder.js";
 import { openLocation } from "../io/open.js";
 import { fanOut } from "../jobs/fanOut.js";
 import { openRasterStore } from "../store/rasterStore.js";
@@ -49,6 +50,7 @@ Options:
     const task = findTask(name);
     const { input, output, threads, stores, params } = readArguments(rest, task);
     if (await stat(output).catch(() => undefined)) throw new InvalidInputError(`${output} already exists; choose a new output path`);
+    chunkEncoder(); // its thread starts while the input is opened and read, not before the first chunk is written
 
     const env = localEnv(stores);
     const parsed = await task.parse(

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { parentPort } from "node:worker_threads";
-import { zstdEncode } from "./zstdCodec.js";
+import { loadZstd, zstdEncode } from "./zstdCodec.js";
 
 export interface EncodeRequest {
   readonly id: number;
@@ -23,6 +23,8 @@ export interface EncodeAnswer {
   /** Why the chunk was not written (an fs error code such as ENOSPC, never a path). */
   readonly error?: string;
 }
+
+void loadZstd().catch(() => {}); // ahead of the first chunk; a failure shows there
 
 parentPort!.on("message", async (request: EncodeRequest) => {
   let error: string | undefined;

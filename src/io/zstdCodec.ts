@@ -42,6 +42,11 @@ export function useFastZstd(): void {
  * const stored = await zstdEncode(new Uint8Array(chunk.buffer), 1);
  */
 export async function zstdEncode(bytes: Uint8Array, level: number): Promise<Uint8Array> {
-  await (loaded ??= init());
+  await loadZstd();
   return compress(bytes, level);
+}
+
+/** The compressor's WebAssembly, loaded once (the encoder thread loads it as it starts). */
+export function loadZstd(): Promise<void> {
+  return (loaded ??= init());
 }

@@ -3,6 +3,7 @@
  * worker thread with the job's context, and its `runShard` on the threads a run fans out
  * to. Never imports http/.
  */
+import { chunkEncoder } from "../io/chunkEncoder.js";
 import { warmReaders } from "../io/open.js";
 import type { Json, ShardContext, TaskContext } from "../jobs/types.js";
 import { directorySizeBlocking } from "../store/diskUsage.js";
@@ -36,8 +37,9 @@ export async function runShard(task: string, payload: Json, ctx: ShardContext): 
   return (await definition.runShard(payload, ctx)) as Json;
 }
 
-/** A job thread started ahead of its first job: load what runs open their inputs with (the readers). */
+/** A job thread started ahead of its first job: load what runs open their inputs with (the readers) and start its chunk encoder. */
 export async function warmUp(): Promise<void> {
+  chunkEncoder();
   await warmReaders();
 }
 
