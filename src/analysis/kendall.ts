@@ -16,8 +16,8 @@
  * // { score: 4, variance: 8.666..., z: 1.019, pValue: 0.308, sensSlope: 1.1666... }
  * ```
  */
+import { KendallKernel } from "../kernels/kendall.js";
 import { differencesExact, keyExact } from "./exactArithmetic.js";
-import { type InversionSorter, inversionSorter } from "./inversionSort.js";
 import { normalTwoSidedP } from "./statDistributions.js";
 
 export interface KendallResult {
@@ -36,18 +36,14 @@ export interface KendallScratch {
   readonly sorted: Float64Array;
   /** All pair slopes of a short series. */
   readonly slopes: Float64Array;
-  /** The series being tested, equal-x runs sorted by y (see senSlope). */
-  readonly x: Float64Array;
-  readonly y: Float64Array;
-  readonly key: Float64Array;
-  readonly keyTmp: Float64Array;
-  readonly order: Int32Array;
-  readonly orderTmp: Int32Array;
-  readonly sorter: InversionSorter;
-  /** Seasons of two values or more: [from, to) in x/y. */
-  readonly segFrom: Int32Array;
-  readonly segTo: Int32Array;
   readonly whole: Int32Array;
+  /**
+   * The long-series path's arrays and loops, in a kernel's memory: the series being tested
+   * (equal-x runs sorted by y, see senSlope), a cut's keys and order, the seasons of two
+   * values or more, the slopes listed between two cuts (a larger kernel replaces it when
+   * they outgrow it).
+   */
+  long: KendallKernel;
   /** Mutable state of the long-series path: segment count, sizes, the last cuts. */
   readonly state: LongSeriesState;
 }
@@ -72,8 +68,6 @@ interface LongSeriesState {
   density: number;
   /** The series' least-squares slope (pooled within seasons): the first cut. */
   pivot: number;
-  /** Slopes between the two cuts (grown only for heavy ties). */
-  candidates: Float64Array;
   /** Slopes found by selectSlopes. */
   lowerSlope: number;
   upperSlope: number;
@@ -105,16 +99,8 @@ export function kendallScratch(n: number): KendallScratch {
   return {
     sorted: new Float64Array(n),
     slopes: new Float64Array(Math.min(pairs, DIRECT_PAIRS)),
-    x: new Float64Array(n),
-    y: new Float64Array(n),
-    key: new Float64Array(n),
-    keyTmp: new Float64Array(n),
-    order: new Int32Array(n),
-    orderTmp: new Int32Array(n),
-    sorter: inversionSorter(n),
-    segFrom: new Int32Array(n),
-    segTo: new Int32Array(n),
     whole: new Int32Array(2),
+    long: new KendallKernel(n, pairs > DIRECT_PAIRS ? CANDIDATES : 0),
     state: {
       segments: 0,
       maxAbsY: 0,
@@ -130,7 +116,6 @@ export function kendallScratch(n: number): KendallScratch {
       pivot: 0,
       lowerSlope: 0,
       upperSlope: 0,
-      candidates: new Float64Array(pairs > DIRECT_PAIRS ? CANDIDATES : 0),
     },
   };
 }
@@ -230,9 +215,25 @@ function kendall(
     pairs += (size * (size - 1)) / 2;
   }
   if (pairs === 0) return undefined;
-  return (
-    (pairs > DIRECT_PAIRS && longSeriesKendall(x, y, starts, seasons, scratch)) || pairByPairKendall(x, y, starts, seasons, pairs, scratch)
-  );
+  for (;;) {
+    try {
+      return (
+        (pairs > DIRECT_PAIRS && longSeriesKendall(x, y, starts, seasons, scratch)) ||
+        pairByPairKendall(x, y, starts, seasons, pairs, scratch)
+      );
+    } catch (e) {
+      // Heavy ties: a bracket lists more slopes than the kernel holds. Again, with room for them all.
+      if (!(e instanceof CandidatesOverflow)) throw e;
+      scratch.long = new KendallKernel(scratch.long.x.length, e.needed);
+    }
+  }
+}
+
+/** A listing of more slopes than the kernel holds (and than its limit does not stop). */
+class CandidatesOverflow extends Error {
+  constructor(readonly needed: number) {
+    super(`Sen's slope: ${needed} candidate slopes`);
+  }
 }
 
 /** S, Var(S) and Sen's slope from every pair: O(n²) time, the slopes held in memory. */
@@ -273,8 +274,8 @@ function pairByPairKendall(
  * order, extreme magnitudes), left to pairByPairKendall.
  *
  * S = pairs − tied pairs − 2·(pairs in decreasing order), the last counted by a sort that
- * counts inversions (inversionSort.ts; Knight's algorithm), which also sorts the values for
- * Var(S).
+ * counts inversions (the kendall kernel's radix sort and Fenwick tree), which also sorts the
+ * values for Var(S).
  */
 function longSeriesKendall(
   x: ArrayLike<number>,
@@ -283,7 +284,8 @@ function longSeriesKendall(
   seasons: number,
   scratch: KendallScratch,
 ): KendallResult | null {
-  const { x: xs, y: ys, key, order, segFrom, segTo, state } = scratch;
+  const { state } = scratch;
+  const { x: xs, y: ys, key, order, segFrom, segTo } = scratch.long;
   const base = starts[0];
   let segments = 0;
   let maxAbsY = 0;
@@ -339,7 +341,7 @@ function longSeriesKendall(
       sxx += (xs[i] - mx) * (xs[i] - mx);
       sxy += (xs[i] - mx) * (ys[i] - my);
     }
-    const down = scratch.sorter.sort(key, order, from, to, true);
+    const down = scratch.long.sortCount(from, to, true);
     let ties = 0;
     let run = 1;
     for (let i = from + 1; i <= to; i++) {
@@ -387,7 +389,8 @@ function longSeriesKendall(
  * counted, never listed. A result is accepted only when it lies within its bracket.
  */
 function senSlope(scratch: KendallScratch, equalXRuns: boolean, decreasing: number, tiedPairs: number): number {
-  const { x: xs, y: ys, segFrom, segTo, state } = scratch;
+  const { state } = scratch;
+  const { x: xs, y: ys, segFrom, segTo } = scratch.long;
   let pairs = 0;
   let equalXPairs = 0;
   let equalXYPairs = 0;
@@ -458,12 +461,13 @@ function senSlope(scratch: KendallScratch, equalXRuns: boolean, decreasing: numb
  */
 function selectSlopes(scratch: KendallScratch, low: number, high: number, side: number): void {
   const { state } = scratch;
+  const n = scratch.long.x.length;
   const firstLo = side > 0 ? 0 : -Infinity;
   const firstHi = side > 0 ? Infinity : 0;
   const pivot = side > 0 ? Math.max(state.pivot, 0) : Math.min(state.pivot, 0);
   let anchor = lowerCut(scratch, pivot, side);
   const far = anchor <= low ? high + 1 - anchor : anchor > high ? anchor - low : 0;
-  if (far > TIE_PROBE_DISTANCE * scratch.x.length) {
+  if (far > TIE_PROBE_DISTANCE * n) {
     const guess = (1.5 * far + BRACKET_SLACK) / (state.density > 0 ? state.density : fallbackDensity(scratch));
     const up = anchor <= low;
     if (tiedSlopes(scratch, low, high, side, up, up ? Math.min(firstHi, pivot + guess) : Math.max(firstLo, pivot - guess))) return;
@@ -482,7 +486,7 @@ function selectSlopes(scratch: KendallScratch, low: number, high: number, side: 
   // strongly trending series, whose slopes crowd around the pivot: a listing that overruns is
   // stopped and the bracket narrowed, down to the cuts' own margins, where ties must be listed.
   const floor = 4 * cutMargin(state, pivot);
-  let limit = BRACKET_OVERRUN * wanted + scratch.x.length;
+  let limit = BRACKET_OVERRUN * wanted + n;
   let narrowings = 0;
   for (let attempt = 0; attempt < BRACKET_ATTEMPTS;) {
     if (width <= floor || narrowings === BRACKET_NARROWINGS) limit = Infinity;
@@ -504,7 +508,7 @@ function selectSlopes(scratch: KendallScratch, low: number, high: number, side: 
       narrowings++;
       continue;
     }
-    if (below <= low && high < below + inside && pickRanks(state.candidates, inside, low - below, high - below, state)) return;
+    if (below <= low && high < below + inside && pickRanks(scratch.long.candidates, inside, low - below, high - below, state)) return;
     // Widen at the density this bracket found (at least double).
     const found = inside / width;
     width *= found > 0 ? Math.max(2, wanted / (found * width)) : 4;
@@ -513,7 +517,7 @@ function selectSlopes(scratch: KendallScratch, low: number, high: number, side: 
   // The brackets kept missing (heavy ties, a wild pivot): list every slope on this side of 0.
   const below = lowerCut(scratch, firstLo, side);
   const inside = upperCut(scratch, firstHi, side, Infinity);
-  if (!pickRanks(state.candidates, inside, low - below, high - below, state))
+  if (!pickRanks(scratch.long.candidates, inside, low - below, high - below, state))
     throw new Error("Sen's slope: the median fell outside its bracket");
 }
 
@@ -527,10 +531,11 @@ function selectSlopes(scratch: KendallScratch, low: number, high: number, side: 
  * and scratch.order may no longer be at the first cut.
  */
 function tiedSlopes(scratch: KendallScratch, low: number, high: number, side: number, up: boolean, end: number): boolean {
-  const { x: xs, y: ys, segFrom, segTo, state } = scratch;
-  const sample = Math.min(scratch.x.length, state.candidates.length);
+  const { state } = scratch;
+  const { x: xs, y: ys, segFrom, segTo, candidates } = scratch.long;
+  const sample = Math.min(xs.length, candidates.length);
   const listed = up ? upperCut(scratch, end, side, sample) : downCut(scratch, end, side, sample);
-  const v = mostFrequent(state.candidates, Math.min(listed, sample));
+  const v = mostFrequent(candidates, Math.min(listed, sample));
   if (v === undefined || Math.sign(v) !== side) return false;
   for (let s = 0; s < state.segments; s++) {
     const from = segFrom[s];
@@ -569,10 +574,10 @@ function mostFrequent(values: Float64Array, count: number): number | undefined {
 /** Pairs per unit of slope when no cut has measured it: all pairs over the series' slope range. */
 function fallbackDensity(scratch: KendallScratch): number {
   const { state } = scratch;
+  const { segFrom, segTo } = scratch.long;
   const range = (2 * state.maxAbsY) / state.minStepX;
   let pairs = 0;
-  for (let s = 0; s < state.segments; s++)
-    pairs += ((scratch.segTo[s] - scratch.segFrom[s]) * (scratch.segTo[s] - scratch.segFrom[s] - 1)) / 2;
+  for (let s = 0; s < state.segments; s++) pairs += ((segTo[s] - segFrom[s]) * (segTo[s] - segFrom[s] - 1)) / 2;
   return range > 0 ? pairs / range : 1;
 }
 
@@ -637,7 +642,7 @@ function lowerCut(scratch: KendallScratch, lo: number, side: number): number {
 
 /**
  * Cut above the bracket end hi, for the seasons sorted by lowerCut: returns how many pairs lie
- * between the two cuts and puts their slopes in state.candidates; the pairs above have slopes
+ * between the two cuts and puts their slopes in the kernel's candidates; the pairs above have slopes
  * ≥ state.upperBound. On side −1 a cut at or over 0 is made exactly at 0, putting above every
  * slope ≥ 0. Past `limit` pairs it stops, returning more than limit.
  */
@@ -655,7 +660,7 @@ function upperCut(scratch: KendallScratch, hi: number, side: number, limit: numb
 
 /**
  * Cut below the bracket end lo, for the seasons sorted by lowerCut at a cut above it: returns
- * how many pairs lie between the two cuts and puts their slopes in state.candidates; the pairs
+ * how many pairs lie between the two cuts and puts their slopes in the kernel's candidates; the pairs
  * below have slopes ≤ state.lowerBound. On side 1 a cut at or under 0 is made exactly at 0,
  * putting below every slope ≤ 0. Past `limit` pairs it stops, returning more than limit.
  */
@@ -671,40 +676,37 @@ function downCut(scratch: KendallScratch, lo: number, side: number, limit: numbe
   return listCandidates(scratch, t, limit);
 }
 
-/** listCrossings into state.candidates, grown when they do not hold them all (up to `limit`). */
+/**
+ * Insertion-sorts each season, from the order lowerCut left (kept), by its key at cut t, and
+ * lists the slope of every pair this reverses (the pairs between the two cuts) in the
+ * kernel's candidates: (y_j − y_i)/(x_j − x_i) with i before j in x order. Time O(n + pairs
+ * between the cuts). Returns how many there are, or, once past `limit`, stops and returns the
+ * count so far (more than limit); more than the candidates hold within the limit throws
+ * CandidatesOverflow (heavy ties only).
+ */
 function listCandidates(scratch: KendallScratch, t: number, limit: number): number {
-  const { state } = scratch;
-  const count = listCrossings(scratch, t, limit);
-  if (count <= state.candidates.length || count > limit) return count;
-  state.candidates = new Float64Array(count); // heavy ties only: list them again, all held
-  return listCrossings(scratch, t, limit);
-}
-
-/** The key of the point (x, y) at cut t; at ±∞ the x order alone. */
-function cutKey(x: number, y: number, t: number): number {
-  return t === -Infinity ? x : t === Infinity ? -x : y - t * x;
+  const count = scratch.long.listCrossings(t, scratch.state.segments, limit);
+  if (count > scratch.long.candidates.length && count <= limit) throw new CandidatesOverflow(count);
+  return count;
 }
 
 /**
- * Sorts each season's points by their key at cut t into scratch.order (ties: in x order when
- * strict, reversed otherwise) and returns the pairs whose key decreases (strict) or does not
- * increase. A strict cut near the one the order is sorted at is reached by insertion from it.
+ * Sorts each season's points by their key at cut t into the kernel's order (ties: in x order
+ * when strict, reversed otherwise) and returns the pairs whose key decreases (strict) or does
+ * not increase. A strict cut near the one the order is sorted at is reached by insertion from it.
  */
 function sortByCut(scratch: KendallScratch, t: number, strict: boolean): number {
-  const { x: xs, y: ys, key, order, segFrom, segTo, state } = scratch;
+  const { state, long } = scratch;
   if (strict && Number.isFinite(t) && !Number.isNaN(state.orderCut)) {
     const count = insertToCut(scratch, t);
     if (count !== null) return count;
   }
   let count = 0;
   for (let s = 0; s < state.segments; s++) {
-    const from = segFrom[s];
-    const to = segTo[s];
-    for (let i = from; i < to; i++) {
-      key[i] = cutKey(xs[i], ys[i], t);
-      order[i] = i;
-    }
-    if (t !== -Infinity) count += scratch.sorter.sort(key, order, from, to, strict);
+    const from = long.segFrom[s];
+    const to = long.segTo[s];
+    long.resetKeys(t, from, to);
+    if (t !== -Infinity) count += long.sortCount(from, to, strict);
   }
   state.orderCut = Number.isFinite(t) ? t : NaN;
   state.orderBelow = count;
@@ -712,91 +714,21 @@ function sortByCut(scratch: KendallScratch, t: number, strict: boolean): number 
 }
 
 /**
- * Re-sorts scratch.order from its cut to the cut at t by insertion (equal keys keep their
- * order), counting each pair it swaps into or out of x order: O(n + pairs between the cuts),
- * against the radix sort's O(n log n), so it gives up (null) past MOVES_PER_POINT moves a
+ * Re-sorts the kernel's order from its cut to the cut at t by insertion (equal keys keep
+ * their order), counting each pair it swaps into or out of x order: O(n + pairs between the
+ * cuts), against the sort's O(n log n), so it gives up (null) past MOVES_PER_POINT moves a
  * point. The moves over the distance are the density of slopes there.
  */
 function insertToCut(scratch: KendallScratch, t: number): number | null {
-  const { x: xs, y: ys, key, order, segFrom, segTo, state } = scratch;
-  let count = state.orderBelow;
-  let moves = 0;
+  const { state, long } = scratch;
   let cap = 0;
-  for (let s = 0; s < state.segments; s++) cap += MOVES_PER_POINT * (segTo[s] - segFrom[s]);
-  for (let s = 0; s < state.segments; s++) {
-    const from = segFrom[s];
-    const to = segTo[s];
-    for (let i = from; i < to; i++) key[i] = ys[order[i]] - t * xs[order[i]];
-    for (let j = from + 1; j < to; j++) {
-      const k = key[j];
-      if (key[j - 1] <= k) continue;
-      const b = order[j];
-      let i = j - 1;
-      do {
-        const a = order[i];
-        count += a < b ? 1 : -1; // b passes a: out of x order when a comes first in x
-        key[i + 1] = key[i];
-        order[i + 1] = a;
-        i--;
-        moves++;
-      } while (i >= from && key[i] > k);
-      key[i + 1] = k;
-      order[i + 1] = b;
-      if (moves > cap) {
-        // At least this dense (only some of the points moved yet): a floor for the bracket's guess.
-        state.density = moves / Math.abs(t - state.orderCut);
-        return null;
-      }
-    }
-  }
+  for (let s = 0; s < state.segments; s++) cap += MOVES_PER_POINT * (long.segTo[s] - long.segFrom[s]);
+  const { count, moves } = long.insertToCut(t, state.segments, cap, state.orderBelow);
+  // Given up: at least this dense (only some of the points moved yet), a floor for the bracket's guess.
   if (moves > 0 && t !== state.orderCut) state.density = moves / Math.abs(t - state.orderCut);
+  if (count === null) return null;
   state.orderCut = t;
   state.orderBelow = count;
-  return count;
-}
-
-/**
- * Insertion-sorts each season, from the order lowerCut left (scratch.order, kept), by its key
- * at cut t, and lists the slope of every pair this reverses (the pairs between the two cuts)
- * in state.candidates as far as it holds them: (y_j − y_i)/(x_j − x_i) with i before j in x
- * order. Time O(n + pairs between the cuts). Returns how many there are, or, once past
- * `limit`, stops and returns the count so far (more than limit).
- */
-function listCrossings(scratch: KendallScratch, t: number, limit: number): number {
-  const { x: xs, y: ys, keyTmp, order, orderTmp, segFrom, segTo, state } = scratch;
-  const out = state.candidates;
-  const capacity = out.length;
-  let count = 0;
-  for (let s = 0; s < state.segments; s++) {
-    const from = segFrom[s];
-    const to = segTo[s];
-    for (let i = from; i < to; i++) {
-      const p = order[i];
-      orderTmp[i] = p;
-      keyTmp[i] = cutKey(xs[p], ys[p], t);
-    }
-    for (let j = from + 1; j < to; j++) {
-      const k = keyTmp[j];
-      const b = orderTmp[j];
-      let i = j - 1;
-      if (keyTmp[i] <= k) continue;
-      const yb = ys[b];
-      const xb = xs[b];
-      // a = orderTmp[i] comes before b in x order: lowerCut's order and this one disagree
-      // on the pair, so it is not on the same side of both cuts.
-      do {
-        const a = orderTmp[i];
-        if (count < capacity) out[count] = (yb - ys[a]) / (xb - xs[a]);
-        count++;
-        keyTmp[i + 1] = keyTmp[i];
-        orderTmp[i + 1] = a;
-        i--;
-      } while (i >= from && keyTmp[i] > k);
-      keyTmp[i + 1] = k;
-      orderTmp[i + 1] = b;
-      if (count > limit) return count;
-    }
-  }
   return count;
 }
 

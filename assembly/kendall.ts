@@ -1,0 +1,272 @@
+/**
+ * The loops of the Mann-Kendall test and Sen's slope on long series (src/analysis/kendall.ts,
+ * through src/kernels/kendall.ts): a stable sort that counts the pairs it reverses, the
+ * insertion from one cut's order to a nearby one (counting, or listing the pairs' slopes),
+ * and a cut's keys. The same f64 operations in the same order as the JavaScript they
+ * replaced, so counts and slopes are the same to the bit; the caller keeps the logic.
+ *
+ * Memory is the caller's (imported), the arrays bound once (bind) as byte offsets: the
+ * series x, y (f64), a cut's keys key and a listing's keyTmp (f64), the points in key order
+ * order and orderTmp (i32), the seasons' [segFrom, segTo) (i32), the radix sort's bits (u64)
+ * and positions (two i32 arrays), its digit counts (8 × 256 i32), the Fenwick tree (i32,
+ * n + 1) and the listed slopes (candidates, f64, `capacity` of them).
+ */
+
+let x: usize = 0;
+let y: usize = 0;
+let key: usize = 0;
+let keyTmp: usize = 0;
+let order: usize = 0;
+let orderTmp: usize = 0;
+let segFrom: usize = 0;
+let segTo: usize = 0;
+let bits: usize = 0;
+let position: usize = 0;
+let positionTmp: usize = 0;
+let counts: usize = 0;
+let tree: usize = 0;
+let candidates: usize = 0;
+let capacity: i64 = 0;
+/** Moves made by the last insertToCut, whole or given up. */
+let moved: f64 = 0;
+
+const DIGIT_BITS: u64 = 8;
+const BUCKETS = 256;
+const PASSES = 8;
+
+/** Where the arrays lie. */
+export function bind(
+  xAt: usize,
+  yAt: usize,
+  keyAt: usize,
+  keyTmpAt: usize,
+  orderAt: usize,
+  orderTmpAt: usize,
+  segFromAt: usize,
+  segToAt: usize,
+  bitsAt: usize,
+  positionAt: usize,
+  positionTmpAt: usize,
+  countsAt: usize,
+  treeAt: usize,
+  candidatesAt: usize,
+  candidatesCapacity: i32,
+): void {
+  x = xAt;
+  y = yAt;
+  key = keyAt;
+  keyTmp = keyTmpAt;
+  order = orderAt;
+  orderTmp = orderTmpAt;
+  segFrom = segFromAt;
+  segTo = segToAt;
+  bits = bitsAt;
+  position = positionAt;
+  positionTmp = positionTmpAt;
+  counts = countsAt;
+  tree = treeAt;
+  candidates = candidatesAt;
+  capacity = candidatesCapacity;
+}
+
+function f64At(array: usize, i: i32): f64 {
+  return load<f64>(array + ((<usize>i) << 3));
+}
+function setF64(array: usize, i: i32, v: f64): void {
+  store<f64>(array + ((<usize>i) << 3), v);
+}
+function i32At(array: usize, i: i32): i32 {
+  return load<i32>(array + ((<usize>i) << 2));
+}
+function setI32(array: usize, i: i32, v: i32): void {
+  store<i32>(array + ((<usize>i) << 2), v);
+}
+
+/** The key of point p at cut t; at ±∞ the x order alone. */
+function cutKey(p: i32, t: f64): f64 {
+  const xp = f64At(x, p);
+  return t == -Infinity ? xp : t == Infinity ? -xp : f64At(y, p) - t * xp;
+}
+
+/** key[i] = the key of point i at cut t and order[i] = i, for i in [from, to). */
+export function resetKeys(t: f64, from: i32, to: i32): void {
+  for (let i = from; i < to; i++) {
+    setF64(key, i, cutKey(i, t));
+    setI32(order, i, i);
+  }
+}
+
+/**
+ * Sorts key[from..to) ascending, moving order along, and returns how many pairs it reverses:
+ * a later key smaller (strict), or smaller or equal (not strict; equal keys end reversed).
+ * An LSD radix sort on the keys' bits (a digit all keys share skipped), then the inversions
+ * counted with a Fenwick tree over the original positions.
+ */
+export function sortCount(from: i32, to: i32, strict: bool): f64 {
+  const size = to - from;
+  if (size < 2) return 0;
+  memory.fill(counts, 0, PASSES * BUCKETS * 4);
+  for (let i = 0; i < size; i++) {
+    let v = f64At(key, from + i);
+    if (v == 0) v = 0; // -0 sorts with +0
+    let b = reinterpret<u64>(v);
+    // Order-preserving unsigned bits: negatives flipped whole, positives with the sign set.
+    b = b >> 63 ? ~b : b | 0x8000000000000000;
+    store<u64>(bits + ((<usize>i) << 3), b);
+    setI32(position, i, i);
+    for (let pass = 0; pass < PASSES; pass++) {
+      const at = counts + ((<usize>(pass * BUCKETS + <i32>((b >> (<u64>pass * DIGIT_BITS)) & 255))) << 2);
+      store<i32>(at, load<i32>(at) + 1);
+    }
+  }
+  let src = position;
+  let dst = positionTmp;
+  for (let pass = 0; pass < PASSES; pass++) {
+    const base = pass * BUCKETS;
+    let sum = 0;
+    let shared = false;
+    for (let d = 0; d < BUCKETS; d++) {
+      const c = i32At(counts, base + d);
+      if (c == size) shared = true;
+      setI32(counts, base + d, sum);
+      sum += c;
+    }
+    if (shared) continue;
+    const shift = <u64>pass * DIGIT_BITS;
+    for (let k = 0; k < size; k++) {
+      const i = i32At(src, k);
+      const at = counts + ((<usize>(base + <i32>((load<u64>(bits + ((<usize>i) << 3)) >> shift) & 255))) << 2);
+      const slot = load<i32>(at);
+      store<i32>(at, slot + 1);
+      setI32(dst, slot, i);
+    }
+    const swap = src;
+    src = dst;
+    dst = swap;
+  }
+  // Pairs reversed: for each key in sorted order, the keys placed before it that started after it.
+  memory.fill(tree, 0, (<usize>(size + 1)) << 2);
+  let count: i64 = 0;
+  for (let k = 0; k < size; k++) {
+    const p = i32At(src, k);
+    let notAfter = 0;
+    for (let i = p + 1; i > 0; i -= i & -i) notAfter += i32At(tree, i);
+    count += k - notAfter;
+    for (let i = p + 1; i <= size; i += i & -i) setI32(tree, i, i32At(tree, i) + 1);
+    setF64(keyTmp, k, f64At(key, from + p));
+    setI32(orderTmp, k, i32At(order, from + p));
+  }
+  if (!strict) count += reverseEqualRuns(size);
+  memory.copy(key + ((<usize>from) << 3), keyTmp, (<usize>size) << 3);
+  memory.copy(order + ((<usize>from) << 2), orderTmp, (<usize>size) << 2);
+  return <f64>count;
+}
+
+/** Reverses each run of equal keys in keyTmp[0..size) (orderTmp along); returns the pairs within the runs. */
+function reverseEqualRuns(size: i32): i64 {
+  let pairs: i64 = 0;
+  for (let a = 0; a < size;) {
+    let b = a + 1;
+    while (b < size && f64At(keyTmp, b) == f64At(keyTmp, a)) b++;
+    const run = b - a;
+    if (run > 1) {
+      pairs += (<i64>run * <i64>(run - 1)) / 2;
+      // Equal, but 0 and −0 stay with their own order.
+      for (let i = a, j = b - 1; i < j; i++, j--) {
+        const ki = f64At(keyTmp, i);
+        setF64(keyTmp, i, f64At(keyTmp, j));
+        setF64(keyTmp, j, ki);
+        const oi = i32At(orderTmp, i);
+        setI32(orderTmp, i, i32At(orderTmp, j));
+        setI32(orderTmp, j, oi);
+      }
+    }
+    a = b;
+  }
+  return pairs;
+}
+
+/**
+ * Re-sorts order (sorted at a cut where `below` pairs were below) to the cut at t by
+ * insertion, each season alone, counting each pair it swaps into or out of x order; NaN once
+ * past `cap` moves (given up). moves() tells the moves made.
+ */
+export function insertToCut(t: f64, segments: i32, cap: f64, below: f64): f64 {
+  let count = <i64>below;
+  let moves: i64 = 0;
+  const limit = <i64>cap;
+  for (let s = 0; s < segments; s++) {
+    const from = i32At(segFrom, s);
+    const to = i32At(segTo, s);
+    for (let i = from; i < to; i++) {
+      const o = i32At(order, i);
+      setF64(key, i, f64At(y, o) - t * f64At(x, o));
+    }
+    for (let j = from + 1; j < to; j++) {
+      const k = f64At(key, j);
+      if (f64At(key, j - 1) <= k) continue;
+      const b = i32At(order, j);
+      let i = j - 1;
+      do {
+        const a = i32At(order, i);
+        count += a < b ? 1 : -1; // b passes a: out of x order when a comes first in x
+        setF64(key, i + 1, f64At(key, i));
+        setI32(order, i + 1, a);
+        i--;
+        moves++;
+      } while (i >= from && f64At(key, i) > k);
+      setF64(key, i + 1, k);
+      setI32(order, i + 1, b);
+      if (moves > limit) {
+        moved = <f64>moves;
+        return NaN;
+      }
+    }
+  }
+  moved = <f64>moves;
+  return <f64>count;
+}
+
+/** The moves the last insertToCut made. */
+export function moves(): f64 {
+  return moved;
+}
+
+/**
+ * Insertion-sorts a copy of order (keyTmp, orderTmp), each season alone, by its key at cut t,
+ * listing the slope of every pair this reverses in candidates as far as they hold them:
+ * (y_j − y_i)/(x_j − x_i) with i before j in x order. Returns how many there are, or, once
+ * past `limit`, stops and returns the count so far.
+ */
+export function listCrossings(t: f64, segments: i32, limit: f64): f64 {
+  let count: i64 = 0;
+  for (let s = 0; s < segments; s++) {
+    const from = i32At(segFrom, s);
+    const to = i32At(segTo, s);
+    for (let i = from; i < to; i++) {
+      const p = i32At(order, i);
+      setI32(orderTmp, i, p);
+      setF64(keyTmp, i, cutKey(p, t));
+    }
+    for (let j = from + 1; j < to; j++) {
+      const k = f64At(keyTmp, j);
+      const b = i32At(orderTmp, j);
+      let i = j - 1;
+      if (f64At(keyTmp, i) <= k) continue;
+      const yb = f64At(y, b);
+      const xb = f64At(x, b);
+      do {
+        const a = i32At(orderTmp, i);
+        if (count < capacity) store<f64>(candidates + ((<usize>count) << 3), (yb - f64At(y, a)) / (xb - f64At(x, a)));
+        count++;
+        setF64(keyTmp, i + 1, f64At(keyTmp, i));
+        setI32(orderTmp, i + 1, a);
+        i--;
+      } while (i >= from && f64At(keyTmp, i) > k);
+      setF64(keyTmp, i + 1, k);
+      setI32(orderTmp, i + 1, b);
+      if (<f64>count > limit) return <f64>count;
+    }
+  }
+  return <f64>count;
+}

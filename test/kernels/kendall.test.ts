@@ -1,0 +1,145 @@
+/**
+ * The Kendall kernel's loops against their definitions: the sort's count is every pair
+ * counted by hand and its result a comparison sort with the stated order of equal keys; an
+ * insertion to a cut counts the pairs whose key decreases there; a listing gives the slopes of
+ * exactly the pairs that change order between two cuts.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+
+import { KendallKernel } from "../../src/kernels/kendall.js";
+
+let seed = 7;
+const random = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 4294967296;
+
+function checkSort(values: number[], from: number, to: number, strict: boolean): void {
+  const k = new KendallKernel(values.length, 0);
+  k.key.set(values);
+  k.order.set(values.map((_, i) => 100 + i));
+  let pairs = 0;
+  for (let i = from; i < to; i++) for (let j = i + 1; j < to; j++) if (strict ? values[j] < values[i] : values[j] <= values[i]) pairs++;
+  const expected = values
+    .slice(from, to)
+    .map((v, i) => ({ v, o: 100 + from + i }))
+    .sort((a, b) => a.v - b.v || (strict ? a.o - b.o : b.o - a.o));
+
+  assert.equal(k.sortCount(from, to, strict), pairs);
+  assert.deepEqual(
+    [...k.key.subarray(from, to)],
+    expected.map((e) => e.v),
+  );
+  assert.deepEqual(
+    [...k.order.subarray(from, to)],
+    expected.map((e) => e.o),
+  );
+  // Outside the range nothing moves.
+  for (let i = 0; i < values.length; i++) if (i < from || i >= to) assert.equal(k.order[i], 100 + i);
+}
+
+/** A kernel holding the series (x = 0, 1, 2, ...), one season, its order sorted at cut t0. */
+function seriesAt(y: number[], t0: number, candidates = 0): KendallKernel {
+  const k = new KendallKernel(y.length, candidates);
+  y.forEach((v, i) => {
+    k.x[i] = i;
+    k.y[i] = v;
+  });
+  k.segFrom[0] = 0;
+  k.segTo[0] = y.length;
+  k.resetKeys(t0, 0, y.length);
+  k.sortCount(0, y.length, true);
+  return k;
+}
+
+/** The pairs i < j whose key y − t·x decreases from i to j. */
+function below(y: number[], t: number): number {
+  let count = 0;
+  for (let i = 0; i < y.length; i++) for (let j = i + 1; j < y.length; j++) if (y[j] - t * j < y[i] - t * i) count++;
+  return count;
+}
+
+describe("KendallKernel", () => {
+  it("sorts and counts the worked example", () => {
+    const k = new KendallKernel(4, 0);
+    k.key.set([3, 1, 2, 1]);
+    k.order.set([0, 1, 2, 3]);
+    assert.equal(k.sortCount(0, 4, true), 4);
+    assert.deepEqual([...k.key], [1, 1, 2, 3]);
+    assert.deepEqual([...k.order], [1, 3, 2, 0]);
+    k.key.set([3, 1, 2, 1]);
+    assert.equal(k.sortCount(0, 4, false), 5);
+  });
+
+  it("sorts random doubles of both signs, ties, zeros of both signs, sub-ranges, both tie rules", () => {
+    for (let trial = 0; trial < 300; trial++) {
+      const n = 1 + Math.floor(random() * 300);
+      const kind = trial % 4;
+      const values = Array.from({ length: n }, () => {
+        const r = random();
+        if (kind === 0) return (r - 0.5) * 1e6; // full mantissas, both signs
+        if (kind === 1) return Math.round((r - 0.5) * 10); // many ties
+        if (kind === 2) return r < 0.3 ? 0 : r < 0.6 ? -0 : Math.fround(280 + r); // ±0 and float32 data
+        return (r < 0.5 ? -1 : 1) * 2 ** Math.floor(r * 2000 - 1000); // extreme magnitudes
+      });
+      const from = Math.floor(random() * (n / 3));
+      const to = n - Math.floor(random() * (n / 3));
+      checkSort(values, from, Math.max(from, to), trial % 2 === 0);
+    }
+  });
+
+  it("sorts a run longer than one digit's buckets, all keys equal, and infinities", () => {
+    checkSort(
+      Array.from({ length: 3000 }, (_, i) => (i * 7919) % 3001),
+      0,
+      3000,
+      true,
+    );
+    checkSort(new Array(50).fill(2.5), 0, 50, false);
+    checkSort([Infinity, -Infinity, 0, 1, -1, Infinity], 0, 6, true);
+  });
+
+  it("inserts from one cut to another, counting the pairs below the new one, or gives up past its cap", () => {
+    for (let trial = 0; trial < 40; trial++) {
+      const n = 20 + Math.floor(random() * 200);
+      const y = Array.from({ length: n }, (_, i) => Math.fround(10 + 0.01 * i + 3 * random()));
+      const [t0, t1] = [(random() - 0.5) * 0.05, (random() - 0.5) * 0.05];
+      const k = seriesAt(y, t0);
+      const { count, moves } = k.insertToCut(t1, 1, Infinity, below(y, t0));
+      assert.equal(count, below(y, t1), `trial ${trial}`);
+      assert.ok(moves >= Math.abs(below(y, t1) - below(y, t0)));
+      // The order is now the one a sort at t1 gives.
+      const sorted = seriesAt(y, t1);
+      assert.deepEqual([...k.order], [...sorted.order]);
+    }
+    const y = Array.from({ length: 100 }, () => random());
+    const k = seriesAt(y, -1);
+    const { count, moves } = k.insertToCut(1, 1, 10, below(y, -1));
+    assert.equal(count, null);
+    assert.ok(moves > 10); // checked after each point's insertion
+  });
+
+  it("lists the slopes of exactly the pairs between two cuts, as far as they fit, and stops past its limit", () => {
+    for (let trial = 0; trial < 40; trial++) {
+      const n = 20 + Math.floor(random() * 200);
+      const y = Array.from({ length: n }, () => 5 * random());
+      const [t0, t1] = [(random() - 0.5) * 0.1, (random() - 0.5) * 0.1];
+      const expected: number[] = [];
+      for (let i = 0; i < n; i++)
+        for (let j = i + 1; j < n; j++) {
+          const slope = (y[j] - y[i]) / (j - i);
+          if (slope > Math.min(t0, t1) && slope < Math.max(t0, t1)) expected.push(slope);
+        }
+      const k = seriesAt(y, t0, n * n);
+      const count = k.listCrossings(t1, 1, Infinity);
+      assert.equal(count, expected.length, `trial ${trial}`);
+      assert.deepEqual(
+        [...k.candidates.subarray(0, count)].sort((a, b) => a - b),
+        expected.sort((a, b) => a - b),
+      );
+      // Fewer places than slopes: the count is whole, the places hold what fits.
+      const small = seriesAt(y, t0, 3);
+      assert.equal(small.listCrossings(t1, 1, Infinity), expected.length);
+      // Past the limit it stops (checked after each point's insertion) and says more than the limit.
+      if (expected.length > 3) assert.ok(small.listCrossings(t1, 1, 2) > 2);
+    }
+  });
+});
