@@ -105,37 +105,41 @@ export function resetKeys(t: f64, from: i32, to: i32): void {
 export function sortCount(from: i32, to: i32, strict: bool): f64 {
   const size = to - from;
   if (size < 2) return 0;
-  memory.fill(counts, 0, PASSES * BUCKETS * 4);
+  // Order-preserving unsigned bits (negatives flipped whole, positives with the sign set),
+  // and which bits differ between keys: a digit all keys share is neither counted nor sorted
+  // by (float32 data leave the low 29 bits zero; a series' keys mostly share their exponent).
+  let all: u64 = ~(<u64>0);
+  let any: u64 = 0;
   for (let i = 0; i < size; i++) {
     let v = f64At(key, from + i);
     if (v == 0) v = 0; // -0 sorts with +0
     let b = reinterpret<u64>(v);
-    // Order-preserving unsigned bits: negatives flipped whole, positives with the sign set.
     b = b >> 63 ? ~b : b | 0x8000000000000000;
     store<u64>(bits + ((<usize>i) << 3), b);
     setI32(position, i, i);
-    for (let pass = 0; pass < PASSES; pass++) {
-      const at = counts + ((<usize>(pass * BUCKETS + <i32>((b >> (<u64>pass * DIGIT_BITS)) & 255))) << 2);
-      store<i32>(at, load<i32>(at) + 1);
-    }
+    all &= b;
+    any |= b;
   }
+  const differ = all ^ any;
   let src = position;
   let dst = positionTmp;
   for (let pass = 0; pass < PASSES; pass++) {
-    const base = pass * BUCKETS;
+    const shift = <u64>pass * DIGIT_BITS;
+    if (((differ >> shift) & 255) == 0) continue;
+    memory.fill(counts, 0, BUCKETS * 4);
+    for (let i = 0; i < size; i++) {
+      const at = counts + ((<usize>(<i32>((load<u64>(bits + ((<usize>i) << 3)) >> shift) & 255))) << 2);
+      store<i32>(at, load<i32>(at) + 1);
+    }
     let sum = 0;
-    let shared = false;
     for (let d = 0; d < BUCKETS; d++) {
-      const c = i32At(counts, base + d);
-      if (c == size) shared = true;
-      setI32(counts, base + d, sum);
+      const c = i32At(counts, d);
+      setI32(counts, d, sum);
       sum += c;
     }
-    if (shared) continue;
-    const shift = <u64>pass * DIGIT_BITS;
     for (let k = 0; k < size; k++) {
       const i = i32At(src, k);
-      const at = counts + ((<usize>(base + <i32>((load<u64>(bits + ((<usize>i) << 3)) >> shift) & 255))) << 2);
+      const at = counts + ((<usize>(<i32>((load<u64>(bits + ((<usize>i) << 3)) >> shift) & 255))) << 2);
       const slot = load<i32>(at);
       store<i32>(at, slot + 1);
       setI32(dst, slot, i);
