@@ -274,3 +274,74 @@ export function listCrossings(t: f64, segments: i32, limit: f64): f64 {
   }
   return <f64>count;
 }
+
+/**
+ * The ranks low ≤ high of candidates[0..count) (which it reorders around high) into
+ * ranked(0) and ranked(1): high by selection, low (when below it) as the largest before it.
+ */
+export function selectRanks(count: i32, low: i32, high: i32): void {
+  select(0, count - 1, high);
+  const upper = f64At(candidates, high);
+  let lower = upper;
+  if (low < high) {
+    lower = f64At(candidates, 0);
+    for (let i = 1; i < high; i++) {
+      const v = f64At(candidates, i);
+      if (v > lower) lower = v;
+    }
+  }
+  rankedLow = lower;
+  rankedHigh = upper;
+}
+
+let rankedLow: f64 = 0;
+let rankedHigh: f64 = 0;
+
+/** The slopes selectRanks found: 0 the lower rank's, 1 the higher's. */
+export function ranked(which: i32): f64 {
+  return which == 0 ? rankedLow : rankedHigh;
+}
+
+/**
+ * Puts the k-th smallest of candidates[left..right] at k, smaller ones before it, larger
+ * after (Floyd-Rivest selection: recursing on a sample brackets k tightly, ~1.5·n comparisons).
+ */
+function select(left: i32, right: i32, k: i32): void {
+  while (right > left) {
+    if (right - left > 600) {
+      const n = <f64>(right - left + 1);
+      const m = <f64>(k - left + 1);
+      const z = Math.log(n);
+      const s = 0.5 * Math.exp((2 * z) / 3);
+      const sd = 0.5 * Math.sqrt((z * s * (n - s)) / n) * (m - n / 2 < 0 ? -1 : 1);
+      const from = max(left, <i32>Math.floor(<f64>k - (m * s) / n + sd));
+      const to = min(right, <i32>Math.floor(<f64>k + ((n - m) * s) / n + sd));
+      select(from, to, k);
+    }
+    const t = f64At(candidates, k);
+    let i = left;
+    let j = right;
+    swap(left, k);
+    if (f64At(candidates, right) > t) swap(left, right);
+    while (i < j) {
+      swap(i, j);
+      i++;
+      j--;
+      while (f64At(candidates, i) < t) i++;
+      while (f64At(candidates, j) > t) j--;
+    }
+    if (f64At(candidates, left) == t) swap(left, j);
+    else {
+      j++;
+      swap(j, right);
+    }
+    if (j <= k) left = j + 1;
+    if (k <= j) right = j - 1;
+  }
+}
+
+function swap(i: i32, j: i32): void {
+  const v = f64At(candidates, i);
+  setF64(candidates, i, f64At(candidates, j));
+  setF64(candidates, j, v);
+}

@@ -34,14 +34,12 @@ export interface KendallResult {
 /** Reusable work buffers for series of up to n values. */
 export interface KendallScratch {
   readonly sorted: Float64Array;
-  /** All pair slopes of a short series. */
-  readonly slopes: Float64Array;
   readonly whole: Int32Array;
   /**
    * The long-series path's arrays and loops, in a kernel's memory: the series being tested
    * (equal-x runs sorted by y, see senSlope), a cut's keys and order, the seasons of two
-   * values or more, the slopes listed between two cuts (a larger kernel replaces it when
-   * they outgrow it).
+   * values or more, the slopes listed between two cuts or, for a short series, all its pair
+   * slopes (a larger kernel replaces it when they outgrow it).
    */
   long: KendallKernel;
   /** Mutable state of the long-series path: segment count, sizes, the last cuts. */
@@ -98,9 +96,8 @@ export function kendallScratch(n: number): KendallScratch {
   const pairs = Math.max(1, (n * (n - 1)) / 2);
   return {
     sorted: new Float64Array(n),
-    slopes: new Float64Array(Math.min(pairs, DIRECT_PAIRS)),
     whole: new Int32Array(2),
-    long: new KendallKernel(n, pairs > DIRECT_PAIRS ? CANDIDATES : 0),
+    long: new KendallKernel(n, Math.min(pairs, CANDIDATES)),
     state: {
       segments: 0,
       maxAbsY: 0,
@@ -222,14 +219,15 @@ function kendall(
         pairByPairKendall(x, y, starts, seasons, pairs, scratch)
       );
     } catch (e) {
-      // Heavy ties: a bracket lists more slopes than the kernel holds. Again, with room for them all.
+      // Heavy ties (a bracket lists more slopes than the kernel holds), or a series the long
+      // path leaves to pairByPairKendall: again, with room for them all.
       if (!(e instanceof CandidatesOverflow)) throw e;
       scratch.long = new KendallKernel(scratch.long.x.length, e.needed);
     }
   }
 }
 
-/** A listing of more slopes than the kernel holds (and than its limit does not stop). */
+/** More slopes to hold than the kernel has room for: a short series' pairs, or a listing its limit does not stop. */
 class CandidatesOverflow extends Error {
   constructor(readonly needed: number) {
     super(`Sen's slope: ${needed} candidate slopes`);
@@ -245,7 +243,8 @@ function pairByPairKendall(
   pairs: number,
   scratch: KendallScratch,
 ): KendallResult {
-  const slopes = pairs <= scratch.slopes.length ? scratch.slopes : new Float64Array(pairs);
+  if (pairs > scratch.long.candidates.length) throw new CandidatesOverflow(pairs);
+  const slopes = scratch.long.candidates;
   let score = 0;
   let variance = 0;
   let count = 0;
@@ -265,7 +264,7 @@ function pairByPairKendall(
     }
     variance += kendallVariance(y, from, to, scratch.sorted);
   }
-  return result(score, variance, count === 0 ? NaN : median(slopes, count));
+  return result(score, variance, scratch.long.medianOfCandidates(count));
 }
 
 /**
@@ -508,7 +507,7 @@ function selectSlopes(scratch: KendallScratch, low: number, high: number, side: 
       narrowings++;
       continue;
     }
-    if (below <= low && high < below + inside && pickRanks(scratch.long.candidates, inside, low - below, high - below, state)) return;
+    if (below <= low && high < below + inside && pickRanks(scratch.long, inside, low - below, high - below, state)) return;
     // Widen at the density this bracket found (at least double).
     const found = inside / width;
     width *= found > 0 ? Math.max(2, wanted / (found * width)) : 4;
@@ -517,7 +516,7 @@ function selectSlopes(scratch: KendallScratch, low: number, high: number, side: 
   // The brackets kept missing (heavy ties, a wild pivot): list every slope on this side of 0.
   const below = lowerCut(scratch, firstLo, side);
   const inside = upperCut(scratch, firstHi, side, Infinity);
-  if (!pickRanks(scratch.long.candidates, inside, low - below, high - below, state))
+  if (!pickRanks(scratch.long, inside, low - below, high - below, state))
     throw new Error("Sen's slope: the median fell outside its bracket");
 }
 
@@ -582,26 +581,15 @@ function fallbackDensity(scratch: KendallScratch): number {
 }
 
 /**
- * Selects ranks low ≤ high of values[0..count) into state; false unless they lie within the
- * bounds the last cuts guarantee for the pairs they left out.
+ * Selects ranks low ≤ high of the kernel's candidates[0..count) into state; false unless they
+ * lie within the bounds the last cuts guarantee for the pairs they left out.
  */
-function pickRanks(values: Float64Array, count: number, low: number, high: number, state: LongSeriesState): boolean {
-  const upper = selectValue(values, 0, count, high);
-  let lower = upper;
-  if (low < high) {
-    lower = values[0];
-    for (let i = 1; i < high; i++) if (values[i] > lower) lower = values[i];
-  }
+function pickRanks(long: KendallKernel, count: number, low: number, high: number, state: LongSeriesState): boolean {
+  const { lower, upper } = long.selectRanks(count, low, high);
   if (!(lower >= state.lowerBound && upper <= state.upperBound)) return false;
   state.lowerSlope = lower;
   state.upperSlope = upper;
   return true;
-}
-
-/** The k-th smallest of values[from..to) (which it reorders around k). */
-function selectValue(values: Float64Array, from: number, to: number, k: number): number {
-  select(values, from, to - 1, k);
-  return values[k];
 }
 
 /**
@@ -735,64 +723,4 @@ function insertToCut(scratch: KendallScratch, t: number): number | null {
 function result(score: number, variance: number, sensSlope: number): KendallResult {
   const z = kendallZ(score, variance);
   return { sensSlope, pValue: normalTwoSidedP(z), score, variance, z };
-}
-
-/**
- * The median of values[0..count) (mean of the two middle values when count is even), by
- * selection in O(count); reorders the values.
- * @example
- * median(Float64Array.of(5, 1, 4, 2), 4); // 3
- */
-export function median(values: Float64Array, count: number): number {
-  if (count === 0) return NaN;
-  const k = count >> 1;
-  select(values, 0, count - 1, k);
-  const upper = values[k];
-  if (count % 2 === 1) return upper;
-  // After selecting k, everything before it is ≤ values[k]: the lower middle is their max.
-  let lower = values[0];
-  for (let i = 1; i < k; i++) if (values[i] > lower) lower = values[i];
-  return (lower + upper) / 2;
-}
-
-/**
- * Put the k-th smallest of a[left..right] at a[k], smaller ones before it, larger after
- * (Floyd-Rivest selection: recursing on a sample brackets k tightly, ~1.5·n comparisons).
- */
-function select(a: Float64Array, left: number, right: number, k: number): void {
-  while (right > left) {
-    if (right - left > 600) {
-      const n = right - left + 1;
-      const m = k - left + 1;
-      const z = Math.log(n);
-      const s = 0.5 * Math.exp((2 * z) / 3);
-      const sd = 0.5 * Math.sqrt((z * s * (n - s)) / n) * (m - n / 2 < 0 ? -1 : 1);
-      select(a, Math.max(left, Math.floor(k - (m * s) / n + sd)), Math.min(right, Math.floor(k + ((n - m) * s) / n + sd)), k);
-    }
-    const t = a[k];
-    let i = left;
-    let j = right;
-    swap(a, left, k);
-    if (a[right] > t) swap(a, left, right);
-    while (i < j) {
-      swap(a, i, j);
-      i++;
-      j--;
-      while (a[i] < t) i++;
-      while (a[j] > t) j--;
-    }
-    if (a[left] === t) swap(a, left, j);
-    else {
-      j++;
-      swap(a, j, right);
-    }
-    if (j <= k) left = j + 1;
-    if (k <= j) right = j - 1;
-  }
-}
-
-function swap(a: Float64Array, i: number, j: number): void {
-  const t = a[i];
-  a[i] = a[j];
-  a[j] = t;
 }

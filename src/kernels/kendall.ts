@@ -116,4 +116,18 @@ export class KendallKernel {
   listCrossings(t: number, segments: number, limit: number): number {
     return this.kernel.listCrossings(t, segments, limit);
   }
+
+  /** The values of ranks low ≤ high among candidates[0..count), by selection in O(count); reorders them. */
+  selectRanks(count: number, low: number, high: number): { lower: number; upper: number } {
+    this.kernel.selectRanks(count, low, high);
+    return { lower: this.kernel.ranked(0), upper: this.kernel.ranked(1) };
+  }
+
+  /** The median of candidates[0..count) (the mean of the two middle ones when count is even; NaN for none); reorders them. */
+  medianOfCandidates(count: number): number {
+    if (count === 0) return NaN;
+    const k = count >> 1;
+    const { lower, upper } = this.selectRanks(count, count % 2 === 1 ? k : k - 1, k);
+    return count % 2 === 1 ? upper : (lower + upper) / 2;
+  }
 }

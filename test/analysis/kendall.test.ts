@@ -12,7 +12,6 @@ import {
   kendallVariance,
   kendallZ,
   mannKendall,
-  median,
   pairSlopes,
   seasonalKendall,
 } from "../../src/analysis/kendall.js";
@@ -74,20 +73,6 @@ describe("Mann-Kendall by hand", () => {
     const count = pairSlopes([0, 10, 10, 30], [0, 1, 2, 6], 0, 4, out, 0);
     assert.equal(count, 5); // the (10, 10) pair is left out
     assert.deepEqual(Array.from(out.subarray(0, 5)), [0.1, 0.2, 0.2, 0.25, 0.2]);
-  });
-
-  it("median: odd, even, duplicates, and a long series against a sort", () => {
-    assert.equal(median(Float64Array.of(5, 1, 4), 3), 4);
-    assert.equal(median(Float64Array.of(5, 1, 4, 2), 4), 3);
-    assert.equal(median(Float64Array.of(2, 2, 2, 1, 3, 2), 6), 2);
-    let seed = 7;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 10;
-    for (const n of [601, 1000, 5001]) {
-      const values = Float64Array.from({ length: n }, () => Math.round(random() * 4) / 4);
-      const sorted = Float64Array.from(values).sort();
-      const want = n % 2 ? sorted[(n - 1) / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-      assert.equal(median(values, n), want, `n ${n}`);
-    }
   });
 });
 

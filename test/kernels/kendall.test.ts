@@ -142,4 +142,27 @@ describe("KendallKernel", () => {
       if (expected.length > 3) assert.ok(small.listCrossings(t1, 1, 2) > 2);
     }
   });
+
+  it("selects ranks and medians: odd, even, duplicates, and long series against a sort", () => {
+    const median = (values: number[]) => {
+      const k = new KendallKernel(0, values.length);
+      k.candidates.set(values);
+      return k.medianOfCandidates(values.length);
+    };
+    assert.equal(median([5, 1, 4]), 4);
+    assert.equal(median([5, 1, 4, 2]), 3);
+    assert.equal(median([2, 2, 2, 1, 3, 2]), 2);
+    assert.ok(Number.isNaN(median([])));
+    for (const n of [601, 1000, 5001]) {
+      const values = Array.from({ length: n }, () => Math.round(random() * 40) / 4);
+      const sorted = [...values].sort((a, b) => a - b);
+      const want = n % 2 ? sorted[(n - 1) / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+      assert.equal(median(values), want, `n ${n}`);
+      const k = new KendallKernel(0, n);
+      k.candidates.set(values);
+      const low = Math.floor(random() * (n - 1));
+      const ranks = k.selectRanks(n, low, low + 1);
+      assert.deepEqual(ranks, { lower: sorted[low], upper: sorted[low + 1] }, `ranks ${low}`);
+    }
+  });
 });
