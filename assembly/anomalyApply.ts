@@ -9,6 +9,8 @@
  * A value is kept only when it is not nodata and within ±limit (the output type's largest
  * finite value): NaN, ±Infinity and division by zero come out NaN.
  */
+
+export { heapBase } from "./lib/heap";
 import { pairAt, valueAt } from "./lib/values";
 
 export { binValuesF32, binValuesF64, blockSumsF32, blockSumsF64 } from "./lib/statistics";

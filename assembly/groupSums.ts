@@ -10,6 +10,8 @@
  * s1 = Σ(x−K), s2 = Σ(x−K)² (f64; s2 = 0: not kept), n (u32), bad (u8, 1 once nodata was
  * met). A segment: `values` holds `slices` slices of `pixels` values each (f32 or f64).
  */
+
+export { heapBase } from "./lib/heap";
 import { bothSet, pairAt, validPair, valueAt } from "./lib/values";
 
 let shiftBase: usize = 0;

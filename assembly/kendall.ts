@@ -12,6 +12,8 @@
  * n + 1) and the listed slopes (candidates, f64, `capacity` of them).
  */
 
+export { heapBase } from "./lib/heap";
+
 let x: usize = 0;
 let y: usize = 0;
 let key: usize = 0;

@@ -10,6 +10,8 @@
  * `pixels` values each (f32 or f64), phi the basis rows (φ0, φ1) of its slices.
  */
 
+export { heapBase } from "./lib/heap";
+
 import { bothSet, pairAt, validPair, valueAt } from "./lib/values";
 
 let count: usize = 0;

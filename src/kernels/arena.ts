@@ -3,7 +3,9 @@
  * (assembly/) and compiled with SIMD by scripts/build-kernels.mjs into the generated
  * `<name>.wasm.ts` beside this file. A kernel works on arrays in its own memory: an arena
  * places them there, sized once (growing the memory would detach every view on it), from a
- * layout that says which arrays: run once to measure, once to place.
+ * layout that says which arrays: run once to measure, once to place. They go after the
+ * module's static data (Math's tables, written into the memory when it is instantiated),
+ * which every kernel tells by its export heapBase.
  *
  * ```ts
  * const { arena, placed } = KernelArena.create(kernelModule("linearSums", WASM_BASE64), (space) => space.allocate(Float64Array, 1000));
@@ -52,12 +54,12 @@ export class KernelArena implements ArraySpace {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each kernel's exports have their own signatures
   readonly exports: Record<string, (...args: any[]) => any>;
   private readonly memory: WebAssembly.Memory;
-  /** Offset 0 is left unused, so no array sits at the null pointer. */
-  private top = ALIGN;
+  /** Where the next array goes: after the module's static data (and never at offset 0, the null pointer). */
+  private top: number;
 
   /** An instance of `module` over a memory that holds exactly what `layout` places, and what it placed. */
   static create<P>(module: WebAssembly.Module, layout: (space: ArraySpace) => P): { arena: KernelArena; placed: P } {
-    let bytes = ALIGN;
+    let bytes = 0;
     layout({
       allocate: (kind, length) => {
         bytes += aligned(length * kind.BYTES_PER_ELEMENT);
@@ -70,10 +72,13 @@ export class KernelArena implements ArraySpace {
   }
 
   private constructor(module: WebAssembly.Module, bytes: number) {
-    const pages = Math.max(1, Math.ceil(bytes / PAGE));
-    this.memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
+    this.memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(bytes / PAGE)) });
     const instance = new WebAssembly.Instance(module, { env: { memory: this.memory } });
     this.exports = instance.exports as KernelArena["exports"];
+    this.top = aligned(Math.max(ALIGN, this.exports.heapBase()));
+    // Room for the arrays beyond the static data, made before any view on the memory exists.
+    const short = this.top + bytes - this.memory.buffer.byteLength;
+    if (short > 0) this.memory.grow(Math.ceil(short / PAGE));
   }
 
   allocate<T>(kind: ArrayKind<T>, length: number): T {
