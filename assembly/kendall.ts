@@ -8,8 +8,8 @@
  * Memory is the caller's (imported), the arrays bound once (bind) as byte offsets: the
  * series x, y (f64), a cut's keys key and a listing's keyTmp (f64), the points in key order
  * order and orderTmp (i32), the seasons' [segFrom, segTo) (i32), the radix sort's bits (u64)
- * and positions (two i32 arrays), its digit counts (8 × 256 i32), the Fenwick tree (i32,
- * n + 1) and the listed slopes (candidates, f64, `capacity` of them).
+ * and positions (two i32 arrays), its digit counts (256 i32), the Fenwick tree (i32, n + 1),
+ * the listed slopes (candidates, f64, `capacity` of them) and a series' summary (f64 × 12).
  */
 
 export { heapBase } from "./lib/heap";
@@ -29,6 +29,7 @@ let counts: usize = 0;
 let tree: usize = 0;
 let candidates: usize = 0;
 let capacity: i64 = 0;
+let summary: usize = 0;
 /** Moves made by the last insertToCut, whole or given up. */
 let moved: f64 = 0;
 
@@ -53,6 +54,7 @@ export function bind(
   treeAt: usize,
   candidatesAt: usize,
   candidatesCapacity: i32,
+  summaryAt: usize,
 ): void {
   x = xAt;
   y = yAt;
@@ -69,6 +71,7 @@ export function bind(
   tree = treeAt;
   candidates = candidatesAt;
   capacity = candidatesCapacity;
+  summary = summaryAt;
 }
 
 function f64At(array: usize, i: i32): f64 {
@@ -96,6 +99,98 @@ export function resetKeys(t: f64, from: i32, to: i32): void {
     setF64(key, i, cutKey(i, t));
     setI32(order, i, i);
   }
+}
+
+/**
+ * What the tests need of a series before Sen's slope, over the seasons [segFrom, segTo) of x/y:
+ * false when a value is not finite or x decreases within a season. Into summary: 0 S, 1 Var(S)
+ * with the tie correction, 2 pairs in decreasing order, 3 pairs of tied y, 4 the least gap
+ * between distinct y, 5 Σ(x − x̄)², 6 Σ(x − x̄)(y − ȳ) (means within seasons), 7 max |y|,
+ * 8 max |x|, 9 the least step of x > 0, 10 the widest span of x in a season, 11 whether x
+ * repeats (1) or not (0). Each season ends sorted by y in key and order (ties in x order).
+ */
+export function summarize(segments: i32): bool {
+  let maxAbsY: f64 = 0;
+  let maxAbsX: f64 = 0;
+  let minStepX: f64 = Infinity;
+  let maxSpanX: f64 = 0;
+  let equalXRuns = false;
+  for (let s = 0; s < segments; s++) {
+    const from = i32At(segFrom, s);
+    const to = i32At(segTo, s);
+    for (let i = from; i < to; i++) {
+      const xi = f64At(x, i);
+      const yi = f64At(y, i);
+      if (xi - xi != 0 || yi - yi != 0) return false; // ±∞ or NaN
+      maxAbsY = max(maxAbsY, abs(yi));
+      maxAbsX = max(maxAbsX, abs(xi));
+      if (i > from) {
+        const step = xi - f64At(x, i - 1);
+        if (step < 0) return false;
+        if (step == 0) equalXRuns = true;
+        else if (step < minStepX) minStepX = step;
+      }
+    }
+    maxSpanX = max(maxSpanX, f64At(x, to - 1) - f64At(x, from));
+  }
+  let score: f64 = 0;
+  let variance: f64 = 0;
+  let decreasing: f64 = 0;
+  let tiedPairs: f64 = 0;
+  let minGapY: f64 = Infinity;
+  let sxx: f64 = 0;
+  let sxy: f64 = 0;
+  for (let s = 0; s < segments; s++) {
+    const from = i32At(segFrom, s);
+    const to = i32At(segTo, s);
+    const size = <f64>(to - from);
+    let mx: f64 = 0;
+    let my: f64 = 0;
+    for (let i = from; i < to; i++) {
+      setF64(key, i, f64At(y, i));
+      setI32(order, i, i);
+      mx += f64At(x, i);
+      my += f64At(y, i);
+    }
+    mx /= size;
+    my /= size;
+    for (let i = from; i < to; i++) {
+      const dx = f64At(x, i) - mx;
+      sxx += dx * dx;
+      sxy += dx * (f64At(y, i) - my);
+    }
+    const down = sortCount(from, to, true);
+    // Runs of equal y: their pairs, and the tie correction of Var(S).
+    let ties: f64 = 0;
+    let tieTerm: f64 = 0;
+    let run: f64 = 1;
+    for (let i = from + 1; i <= to; i++) {
+      if (i < to && f64At(key, i) == f64At(key, i - 1)) run++;
+      else {
+        ties += (run * (run - 1)) / 2;
+        if (run > 1) tieTerm += run * (run - 1) * (2 * run + 5);
+        run = 1;
+        if (i < to) minGapY = min(minGapY, f64At(key, i) - f64At(key, i - 1));
+      }
+    }
+    score += (size * (size - 1)) / 2 - ties - 2 * down;
+    variance += (size * (size - 1) * (2 * size + 5) - tieTerm) / 18;
+    decreasing += down;
+    tiedPairs += ties;
+  }
+  setF64(summary, 0, score);
+  setF64(summary, 1, variance);
+  setF64(summary, 2, decreasing);
+  setF64(summary, 3, tiedPairs);
+  setF64(summary, 4, minGapY);
+  setF64(summary, 5, sxx);
+  setF64(summary, 6, sxy);
+  setF64(summary, 7, maxAbsY);
+  setF64(summary, 8, maxAbsX);
+  setF64(summary, 9, minStepX);
+  setF64(summary, 10, maxSpanX);
+  setF64(summary, 11, equalXRuns ? 1 : 0);
+  return true;
 }
 
 /**

@@ -283,80 +283,21 @@ function longSeriesKendall(
   seasons: number,
   scratch: KendallScratch,
 ): KendallResult | null {
-  const { state } = scratch;
-  const { x: xs, y: ys, key, order, segFrom, segTo } = scratch.long;
+  const { state, long } = scratch;
   const base = starts[0];
   let segments = 0;
-  let maxAbsY = 0;
-  let maxAbsX = 0;
-  let minStepX = Infinity;
-  let maxSpanX = 0;
-  let equalXRuns = false;
   for (let g = 0; g < seasons; g++) {
     const from = starts[g] - base;
     const to = starts[g + 1] - base;
     if (to - from < 2) continue;
-    segFrom[segments] = from;
-    segTo[segments++] = to;
-    for (let i = from; i < to; i++) {
-      const xi = x[base + i];
-      const yi = y[base + i];
-      if (!Number.isFinite(xi) || !Number.isFinite(yi)) return null;
-      xs[i] = xi;
-      ys[i] = yi;
-      maxAbsY = Math.max(maxAbsY, Math.abs(yi));
-      maxAbsX = Math.max(maxAbsX, Math.abs(xi));
-      if (i > from) {
-        const step = xi - xs[i - 1];
-        if (step < 0) return null;
-        if (step === 0) equalXRuns = true;
-        else if (step < minStepX) minStepX = step;
-      }
-    }
-    maxSpanX = Math.max(maxSpanX, xs[to - 1] - xs[from]);
+    long.segFrom[segments] = from;
+    long.segTo[segments++] = to;
+    place(long.x, x, base + from, from, to - from);
+    place(long.y, y, base + from, from, to - from);
   }
-
-  let score = 0;
-  let variance = 0;
-  let decreasing = 0;
-  let tiedPairs = 0;
-  let minGapY = Infinity;
-  let sxx = 0;
-  let sxy = 0;
-  for (let s = 0; s < segments; s++) {
-    const from = segFrom[s];
-    const to = segTo[s];
-    let mx = 0;
-    let my = 0;
-    for (let i = from; i < to; i++) {
-      key[i] = ys[i];
-      order[i] = i;
-      mx += xs[i];
-      my += ys[i];
-    }
-    mx /= to - from;
-    my /= to - from;
-    for (let i = from; i < to; i++) {
-      sxx += (xs[i] - mx) * (xs[i] - mx);
-      sxy += (xs[i] - mx) * (ys[i] - my);
-    }
-    const down = scratch.long.sortCount(from, to, true);
-    let ties = 0;
-    let run = 1;
-    for (let i = from + 1; i <= to; i++) {
-      if (i < to && key[i] === key[i - 1]) run++;
-      else {
-        ties += (run * (run - 1)) / 2;
-        run = 1;
-        if (i < to) minGapY = Math.min(minGapY, key[i] - key[i - 1]);
-      }
-    }
-    const size = to - from;
-    score += (size * (size - 1)) / 2 - ties - 2 * down;
-    variance += tieCorrectedVariance(key, from, to);
-    decreasing += down;
-    tiedPairs += ties;
-  }
+  const summary = long.summarize(segments);
+  if (!summary) return null;
+  const { score, variance, decreasing, tiedPairs, minGapY, sxx, sxy, maxAbsY, maxAbsX, minStepX, maxSpanX, equalXRuns } = summary;
 
   // Slopes stay finite and normal, and the cut margins small: see cutMargin.
   const fits = maxAbsY / minStepX <= 2 ** 900 && maxAbsX / minStepX <= 2 ** 40 && minGapY / maxSpanX >= 2 ** -1000;
@@ -365,11 +306,17 @@ function longSeriesKendall(
   state.maxAbsY = maxAbsY;
   state.maxAbsX = maxAbsX;
   state.minStepX = minStepX;
-  state.orderCut = 0; // scratch.order is the y order: the exact cut at 0, ties in x order
+  state.orderCut = 0; // the kernel's order is the y order: the exact cut at 0, ties in x order
   state.orderBelow = decreasing;
   state.density = NaN; // measured afresh for each series, by the insertions its cuts make
   state.pivot = sxx > 0 && Number.isFinite(sxy / sxx) ? sxy / sxx : 0;
   return result(score, variance, minStepX === Infinity ? NaN : senSlope(scratch, equalXRuns, decreasing, tiedPairs));
+}
+
+/** values[start .. start + count) into the kernel's array at `at`. */
+function place(into: Float64Array, values: ArrayLike<number>, start: number, at: number, count: number): void {
+  if (values instanceof Float64Array) into.set(values.subarray(start, start + count), at);
+  else for (let i = 0; i < count; i++) into[at + i] = values[start + i];
 }
 
 /**

@@ -16,8 +16,30 @@
 import { KernelArena, kernelModule } from "./arena.js";
 import { WASM_BASE64 } from "./kendall.wasm.js";
 
-/** The radix sort's digit counts: 8 passes of 8-bit digits. */
-const DIGIT_COUNTS = 8 * 256;
+/** The radix sort's digit counts: one pass's 8-bit digits. */
+const DIGIT_COUNTS = 256;
+
+/** What the tests need of a series before Sen's slope (KendallKernel.summarize). */
+export interface SeriesSummary {
+  /** S, and Var(S) with the tie correction, summed over the seasons. */
+  readonly score: number;
+  readonly variance: number;
+  /** Pairs in decreasing order of y, and pairs of equal y. */
+  readonly decreasing: number;
+  readonly tiedPairs: number;
+  /** The least gap between distinct values of y. */
+  readonly minGapY: number;
+  /** Σ(x − x̄)² and Σ(x − x̄)(y − ȳ), the means taken within each season. */
+  readonly sxx: number;
+  readonly sxy: number;
+  readonly maxAbsY: number;
+  readonly maxAbsX: number;
+  /** The least step of x greater than 0 (∞ when x never steps), and the widest span of x in a season. */
+  readonly minStepX: number;
+  readonly maxSpanX: number;
+  /** Whether x repeats within a season. */
+  readonly equalXRuns: boolean;
+}
 
 export class KendallKernel {
   /** The series being tested (n points). */
@@ -33,6 +55,7 @@ export class KendallKernel {
   readonly candidates: Float64Array;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the kernel's own exports
   private readonly kernel: Record<string, (...args: any[]) => any>;
+  private readonly summary: Float64Array;
 
   /** For series of up to n points, listing up to `candidates` slopes. */
   constructor(n: number, candidates: number) {
@@ -51,6 +74,7 @@ export class KendallKernel {
       counts: space.allocate(Int32Array, DIGIT_COUNTS),
       tree: space.allocate(Int32Array, n + 1),
       candidates: space.allocate(Float64Array, candidates),
+      summary: space.allocate(Float64Array, 12),
     }));
     ({
       x: this.x,
@@ -62,6 +86,7 @@ export class KendallKernel {
       candidates: this.candidates,
     } = placed);
     this.kernel = arena.exports;
+    this.summary = placed.summary;
     const p = placed;
     this.kernel.bind(
       ...[
@@ -81,7 +106,32 @@ export class KendallKernel {
         p.candidates,
       ].map((a) => a.byteOffset),
       candidates,
+      p.summary.byteOffset,
     );
+  }
+
+  /**
+   * The summary of the series over the first `segments` seasons, null when a value is not
+   * finite or x decreases within a season; sorts each season by y into key and order (ties
+   * in x order), the order Sen's slope starts from.
+   */
+  summarize(segments: number): SeriesSummary | null {
+    if (!this.kernel.summarize(segments)) return null;
+    const s = this.summary;
+    return {
+      score: s[0],
+      variance: s[1],
+      decreasing: s[2],
+      tiedPairs: s[3],
+      minGapY: s[4],
+      sxx: s[5],
+      sxy: s[6],
+      maxAbsY: s[7],
+      maxAbsX: s[8],
+      minStepX: s[9],
+      maxSpanX: s[10],
+      equalXRuns: s[11] === 1,
+    };
   }
 
   /** key[i] = the key of point i at cut t (y − t·x; x at −∞, −x at +∞) and order[i] = i, for i in [from, to). */
