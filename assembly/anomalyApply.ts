@@ -11,6 +11,7 @@
  */
 
 export { heapBase } from "./lib/heap";
+export { unshuffle } from "./lib/unshuffle";
 import { pairAt, valueAt } from "./lib/values";
 
 export { binValuesF32, binValuesF64, blockSumsF32, blockSumsF64 } from "./lib/statistics";

@@ -12,6 +12,7 @@
  */
 
 export { heapBase } from "./lib/heap";
+export { unshuffle } from "./lib/unshuffle";
 import { bothSet, pairAt, validPair, valueAt } from "./lib/values";
 
 let shiftBase: usize = 0;

@@ -11,6 +11,7 @@
  */
 
 export { heapBase } from "./lib/heap";
+export { unshuffle } from "./lib/unshuffle";
 
 import { bothSet, pairAt, validPair, valueAt } from "./lib/values";
 

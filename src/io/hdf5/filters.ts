@@ -7,6 +7,7 @@
 import { endianness } from "node:os";
 import { promisify } from "node:util";
 import { inflate, inflateSync } from "node:zlib";
+import { unshuffleIntoKernel } from "../../kernels/arena.js";
 import type { Filter } from "./messages.js";
 import { Hdf5FormatError, Hdf5UnsupportedError } from "./source.js";
 
@@ -64,9 +65,13 @@ export async function decodeChunk(
           throw new Hdf5FormatError(`a chunk does not inflate: ${e instanceof Error ? e.message : String(e)}`);
         }
         break;
-      case FilterId.shuffle:
-        data = unshuffle(data, filter.clientData[0] ?? elementSize, last && into ? into : new Uint8Array(data.length));
+      case FilterId.shuffle: {
+        const size = filter.clientData[0] ?? elementSize;
+        const target = last && into ? into : new Uint8Array(data.length);
+        // Into a kernel's run: its SIMD loop, where the kernel takes the values.
+        data = unshuffleIntoKernel(data, size, target) ? target : unshuffle(data, size, target);
         break;
+      }
       case FilterId.fletcher32:
         data = checkFletcher32(data);
         break;
