@@ -451,8 +451,7 @@ async function toVariable(v: RawVariable, flipY: boolean, coordinateOf: Coordina
     const count = [...ranges.map((r) => r[1] - r[0]), w.height, w.width];
     // A caller's array can take the stored values only where decoding keeps their type.
     const into = decoding.keepsStoredType ? selection.into : undefined;
-    const data = decoding.decode(await v.read(start, count, selection.signal, into));
-    if (flipY) flipRows(data, w.height, w.width);
+    const data = decoding.decode(await v.read(start, count, selection.signal, into, flipY));
     return { data, shape: count };
   }
 
@@ -474,20 +473,5 @@ async function toVariable(v: RawVariable, flipY: boolean, coordinateOf: Coordina
 function checkRange(start: number, stop: number, size: number, what: string): void {
   if (!(Number.isInteger(start) && Number.isInteger(stop) && start >= 0 && stop <= size && start < stop)) {
     throw new RangeError(`${what}: range [${start}, ${stop}) is outside [0, ${size})`);
-  }
-}
-
-/** Reverse the row order of every 2-D plane in place. */
-function flipRows(data: TypedArray, rows: number, cols: number): void {
-  const plane = rows * cols;
-  const tmp = data.slice(0, cols);
-  for (let p = 0; p < data.length; p += plane) {
-    for (let r = 0; r < rows >> 1; r++) {
-      const a = p + r * cols;
-      const b = p + (rows - 1 - r) * cols;
-      tmp.set(data.subarray(a, a + cols) as never);
-      data.copyWithin(a, b, b + cols);
-      data.set(tmp as never, b);
-    }
   }
 }

@@ -6,6 +6,7 @@
 import { open as openFile, type FileHandle } from "node:fs/promises";
 import { NetCDFReader } from "netcdfjs";
 import { CorruptDataError, UnsupportedDataError } from "../cube/errors.js";
+import { flipRows } from "./flipRows.js";
 import { readHyperslab } from "./hyperslab.js";
 import { type Attributes, type RawDataset, type RawDtype, type RawVariable, bytesPerElement } from "./raw.js";
 
@@ -46,8 +47,8 @@ export async function openNetcdf3(path: string): Promise<RawDataset> {
         dtype,
         attrs: toAttributes(v.attributes as unknown as RawAttribute[]),
         chunkShape: v.record ? [1, ...shape.slice(1)] : shape,
-        read(start, count, signal, into) {
-          return readHyperslab(
+        async read(start, count, signal, into, rowsReversed) {
+          const values = await readHyperslab(
             {
               shape,
               dtype,
@@ -66,6 +67,7 @@ export async function openNetcdf3(path: string): Promise<RawDataset> {
             signal,
             into,
           );
+          return rowsReversed ? flipRows(values, count[count.length - 2] ?? 1, count[count.length - 1] ?? 1) : values;
         },
       } satisfies RawVariable;
     });

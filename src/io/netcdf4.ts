@@ -7,6 +7,7 @@
  */
 import h5wasm from "h5wasm/node";
 import { CorruptDataError, StrataError, UnsupportedDataError } from "../cube/errors.js";
+import { flipRows } from "./flipRows.js";
 import { allowHdf5, guardedH5wasm, refusedOpen } from "./hdf5Guard.js";
 import { type Hdf5Dataset, type Hdf5File, openHdf5Chunks } from "./hdf5/index.js";
 import type { TypedArray } from "../cube/types.js";
@@ -160,13 +161,13 @@ function toVariable(file: H5File, ds: H5Dataset, name: string, chunks: ChunkFile
     get reader() {
       return lastReader;
     },
-    async read(start, count, signal, into) {
+    async read(start, count, signal, into, rowsReversed) {
       signal?.throwIfAborted();
       if (shape.length === 0) return widen(viaH5wasm(() => toTyped(ds.value)));
       const own = await chunkedDataset();
       if (own) {
         try {
-          const values = await own.read(start, count, signal, into);
+          const values = await own.read(start, count, signal, into, rowsReversed);
           lastReader = "chunks";
           return values;
         } catch (e) {
@@ -178,7 +179,8 @@ function toVariable(file: H5File, ds: H5Dataset, name: string, chunks: ChunkFile
         }
       }
       const ranges = start.map((s, i) => [s, s + count[i]] as [number, number]);
-      return widen(viaH5wasm(() => ds.slice(ranges) as TypedArray));
+      const values = widen(viaH5wasm(() => ds.slice(ranges) as TypedArray));
+      return rowsReversed ? flipRows(values, count[count.length - 2] ?? 1, count[count.length - 1] ?? 1) : values;
     },
   };
   return variable;

@@ -27,9 +27,16 @@ export interface RawVariable {
   readonly chunkShape: readonly number[];
   /**
    * Values of the hyperslab [start, start+count) in C order, as stored (no scaling), into
-   * `into` when given and the reader can (the stored type, exactly the hyperslab's length).
+   * `into` when given and the reader can (the stored type, exactly the hyperslab's length);
+   * with rowsReversed, the rows (the second-last dimension) of each plane last to first.
    */
-  read(start: readonly number[], count: readonly number[], signal?: AbortSignal, into?: TypedArray): Promise<TypedArray>;
+  read(
+    start: readonly number[],
+    count: readonly number[],
+    signal?: AbortSignal,
+    into?: TypedArray,
+    rowsReversed?: boolean,
+  ): Promise<TypedArray>;
 }
 
 /** Something of the source a reader or the CF interpretation leaves out, and why. */

@@ -9,6 +9,7 @@ import * as zarr from "zarrita";
 import { CorruptDataError, UnsupportedDataError } from "../cube/errors.js";
 import type { TypedArray } from "../cube/types.js";
 import { checkSeparator, confinedFetchStore, confinedFileStore } from "./confinedStore.js";
+import { flipRows } from "./flipRows.js";
 import { isS3Location, parseS3Url, type S3Location } from "./s3Location.js";
 import { type RawDataset, type RawDtype, type RawVariable, type SkippedNote, widenedValues } from "./raw.js";
 import { OVERVIEWS_ATTRIBUTE } from "./zarrOverviews.js";
@@ -121,7 +122,7 @@ function toVariable(
     dtype,
     attrs,
     chunkShape: arr.chunks,
-    async read(start, count, signal) {
+    async read(start, count, signal, _into, rowsReversed) {
       const sel = start.map((s, i) => zarr.slice(s, s + count[i]));
       let chunk: Awaited<ReturnType<typeof zarr.get>>;
       try {
@@ -131,7 +132,8 @@ function toVariable(
         throw asCorrupt(location, e);
       }
       // Outside the try: a 64-bit value beyond 2^53 is unsupported, not a corrupt store.
-      return widen((typeof chunk === "object" && "data" in chunk ? chunk.data : chunk) as unknown as TypedArray);
+      const values = widen((typeof chunk === "object" && "data" in chunk ? chunk.data : chunk) as unknown as TypedArray);
+      return rowsReversed ? flipRows(values, count[count.length - 2] ?? 1, count[count.length - 1] ?? 1) : values;
     },
   };
 }

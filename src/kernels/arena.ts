@@ -93,12 +93,14 @@ export class KernelArena implements ArraySpace {
   }
 
   /** See unshuffleIntoKernel. */
-  unshuffleInto(src: Uint8Array, size: number, into: Uint8Array): boolean {
+  unshuffleInto(src: Uint8Array, size: number, into: Uint8Array, reversed?: ReversedRows): boolean {
     const count = Math.floor(src.length / size);
     const staging = this.decodeStaging;
     if (!staging || (size !== 2 && size !== 4) || src.length > staging.length || into.length < src.length) return false;
+    const columns = reversed ? reversed.rowBytes / size : 0;
+    if (reversed && (!Number.isInteger(columns) || count % (columns * reversed.rows) !== 0 || count * size !== src.length)) return false;
     staging.set(src);
-    this.exports.unshuffle(staging.byteOffset, into.byteOffset, count, size);
+    this.exports.unshuffle(staging.byteOffset, into.byteOffset, count, size, columns, reversed?.rows ?? 0);
     // Bytes beyond whole elements were left in place by the shuffle filter.
     if (count * size < src.length) into.set(src.subarray(count * size), count * size);
     return true;
@@ -154,13 +156,20 @@ export class RunInput {
   }
 }
 
+/** Rows to put last to first while unshuffling: each plane's `rows` rows of `rowBytes` bytes. */
+export interface ReversedRows {
+  readonly rows: number;
+  readonly rowBytes: number;
+}
+
 /**
  * Undo HDF5's shuffle filter of `src` (elements of `size` bytes) into `into` with the SIMD
- * loop of the kernel whose memory holds `into` (a run a walk reads into a kernel's memory):
- * the chunk is copied to the kernel's staging array, then unshuffled where the kernel takes
- * it, about a third of the JavaScript loop's time. False when `into` is no kernel's, or the
- * kernel cannot (no unshuffle or staging, an element size other than 2 or 4 bytes).
+ * loop of the kernel whose memory holds `into` (a run a walk reads into a kernel's memory),
+ * rows reversed if asked: the chunk is copied to the kernel's staging array, then unshuffled
+ * where the kernel takes it, about a third of the JavaScript loop's time. False when `into`
+ * is no kernel's, or the kernel cannot (no unshuffle or staging, an element size other than
+ * 2 or 4 bytes, rows that do not divide the chunk).
  */
-export function unshuffleIntoKernel(src: Uint8Array, size: number, into: Uint8Array): boolean {
-  return arenas.get(into.buffer)?.unshuffleInto(src, size, into) ?? false;
+export function unshuffleIntoKernel(src: Uint8Array, size: number, into: Uint8Array, reversed?: ReversedRows): boolean {
+  return arenas.get(into.buffer)?.unshuffleInto(src, size, into, reversed) ?? false;
 }

@@ -45,6 +45,23 @@ describe("KernelArena", () => {
         }
       }
     }
+    // Rows reversed as it goes: 2 planes of 3 rows of 20 elements (rows of 16 and a tail of 4).
+    for (const size of [2, 4]) {
+      const [planes, rows, columns] = [2, 3, 20];
+      const n = planes * rows * columns;
+      const src = Uint8Array.from({ length: n * size }, () => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24);
+      const expected = new Uint8Array(src.length);
+      for (let i = 0; i < n; i++) {
+        const [p, r, c] = [Math.floor(i / (rows * columns)), Math.floor(i / columns) % rows, i % columns];
+        const o = (p * rows + rows - 1 - r) * columns + c;
+        for (let k = 0; k < size; k++) expected[o * size + k] = src[k * n + i];
+      }
+      const into = bytes.subarray(0, src.length);
+      assert.equal(unshuffleIntoKernel(src, size, into, { rows, rowBytes: columns * size }), true);
+      assert.deepEqual(into, expected, `rows reversed, ${size}-byte elements`);
+      // Rows that do not divide the chunk: declined.
+      assert.equal(unshuffleIntoKernel(src, size, into, { rows: 7, rowBytes: columns * size }), false);
+    }
     // Element sizes its loop does not take, an array on the heap, and more than the staging holds.
     assert.equal(unshuffleIntoKernel(new Uint8Array(24), 8, bytes.subarray(0, 24)), false);
     assert.equal(unshuffleIntoKernel(new Uint8Array(24), 4, new Uint8Array(24)), false);

@@ -11,6 +11,8 @@ import { readHyperslab } from "../hyperslab.js";
 import { arrayToFill, typedArrayFor } from "../raw.js";
 import { type StoredChunk, storedChunks } from "./chunkIndex.js";
 import { decodeChunk, unsupportedFilter } from "./filters.js";
+import type { ReversedRows } from "../../kernels/arena.js";
+import { flipRows } from "../flipRows.js";
 import {
   type ChunkIndexName,
   ChunkIndexType,
@@ -53,8 +55,18 @@ export interface Hdf5Dataset {
   readonly chunksRead: number;
   /** Positional reads those took (a run of chunks stored one after another is one): for tests. */
   readonly chunkReadCalls: number;
-  /** Values of [start, start+count) in C order, in native byte order; into `into` when it is of the dataset's type and the window's length. */
-  read(start: readonly number[], count: readonly number[], signal?: AbortSignal, into?: TypedArray): Promise<TypedArray>;
+  /**
+   * Values of [start, start+count) in C order, in native byte order; into `into` when it is of
+   * the dataset's type and the window's length; with rowsReversed, each plane's rows (the
+   * last two dimensions) last to first.
+   */
+  read(
+    start: readonly number[],
+    count: readonly number[],
+    signal?: AbortSignal,
+    into?: TypedArray,
+    rowsReversed?: boolean,
+  ): Promise<TypedArray>;
   /** The stored chunks, with grid coordinates (chunk index per dimension). */
   chunks(): Promise<readonly StoredChunk[]>;
 }
@@ -128,12 +140,37 @@ class Dataset implements Hdf5Dataset {
     return [...(await this.chunkMap()).values()];
   }
 
-  async read(start: readonly number[], count: readonly number[], signal?: AbortSignal, into?: TypedArray): Promise<TypedArray> {
+  async read(
+    start: readonly number[],
+    count: readonly number[],
+    signal?: AbortSignal,
+    into?: TypedArray,
+    rowsReversed = false,
+  ): Promise<TypedArray> {
     signal?.throwIfAborted();
     const rank = this.shape.length;
     if (start.length !== rank || count.length !== rank || start.some((s, d) => s < 0 || count[d] < 0 || s + count[d] > this.shape[d])) {
       throw new RangeError(`${this.path}: window [${start}] + [${count}] is outside the shape [${this.shape}]`);
     }
+    // Rows reversed as the chunks decode when each holds whole planes of the window (a grid's
+    // time steps); otherwise flipped once read.
+    const planes = rank >= 2 ? [rank - 2, rank - 1] : [];
+    const whole = planes.length === 2 && planes.every((d) => start[d] % this.chunkShape[d] === 0 && count[d] === this.chunkShape[d]);
+    const reversed =
+      rowsReversed && whole && this.layout.class === "chunked"
+        ? { rows: count[rank - 2], rowBytes: count[rank - 1] * this.type.size }
+        : undefined;
+    const values = await this.readWindow(start, count, signal, into, reversed);
+    return rowsReversed && !reversed && rank >= 2 ? flipRows(values, count[rank - 2], count[rank - 1]) : values;
+  }
+
+  private async readWindow(
+    start: readonly number[],
+    count: readonly number[],
+    signal: AbortSignal | undefined,
+    into: TypedArray | undefined,
+    reversed: ReversedRows | undefined,
+  ): Promise<TypedArray> {
     const total = count.reduce((a, b) => a * b, 1);
     if (total === 0) return typedArrayFor(this.kind, 0);
     if (this.layout.class === "contiguous") return this.readContiguous(this.layout.address, start, count, signal);
@@ -144,7 +181,7 @@ class Dataset implements Hdf5Dataset {
     const wanted: number[][] = [];
     forEachIndex(first, last, (coords) => wanted.push(coords.slice()));
     if (wanted.length === 1 && start.every((s, d) => s === first[d] * this.chunkShape[d] && count[d] === this.chunkShape[d])) {
-      const bytes = await this.chunk(wanted[0], outBytes);
+      const bytes = await this.chunk(wanted[0], outBytes, reversed);
       const result = bytes === outBytes ? out : this.asArray(bytes, total, bytes !== this.fillChunk && this.layout.class !== "compact");
       this.toNativeOrder(result);
       return result;
@@ -159,10 +196,10 @@ class Dataset implements Hdf5Dataset {
     };
     const { runs, unstored } = await this.readRuns(wanted);
     // Nothing to read for these (the fill value, or compact data held in the header).
-    for (const coords of unstored) await place(coords, (into) => this.chunk(coords, into));
+    for (const coords of unstored) await place(coords, (into) => this.chunk(coords, into, reversed));
     await inLanes(runs, CONCURRENT_CHUNKS, async (run) => {
       signal?.throwIfAborted();
-      if (run.length === 1) return place(run[0].coords, (into) => this.readStored(run[0], into));
+      if (run.length === 1) return place(run[0].coords, (into) => this.readStored(run[0], into, reversed));
       const buffer = this.runBuffers.pop() ?? Buffer.allocUnsafeSlow(RUN_READ_BYTES);
       try {
         const first = run[0].address;
@@ -173,7 +210,7 @@ class Dataset implements Hdf5Dataset {
         await Promise.all(
           run.map((stored) =>
             place(stored.coords, (into) =>
-              this.decode(stored, buffer.subarray(stored.address - first, stored.address - first + stored.size), into),
+              this.decode(stored, buffer.subarray(stored.address - first, stored.address - first + stored.size), into, reversed),
             ),
           ),
         );
@@ -185,18 +222,22 @@ class Dataset implements Hdf5Dataset {
     return out;
   }
 
-  /** Decoded bytes of the chunk at grid `coords` (the fill value if it was never written). */
-  private async chunk(coords: readonly number[], into?: Uint8Array): Promise<Uint8Array> {
+  /**
+   * Decoded bytes of the chunk at grid `coords` (the fill value if it was never written), rows
+   * reversed as asked (a compact dataset's are not: read() does not ask it of one).
+   */
+  private async chunk(coords: readonly number[], into?: Uint8Array, reversed?: ReversedRows): Promise<Uint8Array> {
     if (this.layout.class === "compact") {
       if (this.layout.data.length !== this.chunkBytes) throw new Hdf5FormatError(`${this.path}: compact data of the wrong size`);
       return this.layout.data;
     }
     const stored = (await this.chunkMap()).get(this.linear(coords));
-    return stored ? this.readStored(stored, into) : this.filledChunk();
+    // The fill value's chunk reads the same with its rows reversed.
+    return stored ? this.readStored(stored, into, reversed) : this.filledChunk();
   }
 
   /** A stored chunk read on its own and decoded. */
-  private async readStored(stored: StoredChunk, into?: Uint8Array): Promise<Uint8Array> {
+  private async readStored(stored: StoredChunk, into?: Uint8Array, reversed?: ReversedRows): Promise<Uint8Array> {
     // Stored bytes are read into a buffer of the dataset's own, reused once decoded: a fresh
     // one per chunk was garbage the collector and the kernel then paid for.
     const i = this.readBuffers.findIndex((b) => b.length >= stored.size);
@@ -206,17 +247,17 @@ class Dataset implements Hdf5Dataset {
       await this.source.readInto(bytes, stored.address);
       this.chunkReadCalls++;
       this.chunksRead++;
-      return await this.decode(stored, bytes, into);
+      return await this.decode(stored, bytes, into, reversed);
     } finally {
       if (this.readBuffers.length < CONCURRENT_CHUNKS) this.readBuffers.push(buffer);
     }
   }
 
   /** A stored chunk's bytes through its filters (an edge chunk may have skipped them). */
-  private decode(stored: StoredChunk, bytes: Buffer, into?: Uint8Array): Promise<Uint8Array> {
+  private decode(stored: StoredChunk, bytes: Buffer, into?: Uint8Array, reversed?: ReversedRows): Promise<Uint8Array> {
     const partial = stored.coords.some((c, d) => (c + 1) * this.chunkShape[d] > this.shape[d]);
     const filters = this.layout.class === "chunked" && this.layout.unfilteredEdges && partial ? [] : this.filters;
-    return decodeChunk(bytes, filters, stored.filterMask, this.chunkBytes, this.type.size, into);
+    return decodeChunk(bytes, filters, stored.filterMask, this.chunkBytes, this.type.size, into, reversed);
   }
 
   /**

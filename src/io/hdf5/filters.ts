@@ -7,7 +7,8 @@
 import { endianness } from "node:os";
 import { promisify } from "node:util";
 import { inflate, inflateSync } from "node:zlib";
-import { unshuffleIntoKernel } from "../../kernels/arena.js";
+import { type ReversedRows, unshuffleIntoKernel } from "../../kernels/arena.js";
+import { flipRows } from "../flipRows.js";
 import type { Filter } from "./messages.js";
 import { Hdf5FormatError, Hdf5UnsupportedError } from "./source.js";
 
@@ -34,8 +35,10 @@ export function unsupportedFilter(filters: readonly Filter[]): string | undefine
 }
 
 /**
- * The chunk's bytes as the datatype stores them, `chunkBytes` long. When the last step is the
- * unshuffle and `into` is given, it writes there, so a whole-chunk read needs no extra copy.
+ * The chunk's bytes as the datatype stores them, `chunkBytes` long, with the rows of each
+ * plane last to first when `reversed` says so. When the last step is the unshuffle and `into`
+ * is given, it writes there, so a whole-chunk read needs no extra copy (and, into a kernel's
+ * run, reverses the rows as it goes).
  */
 export async function decodeChunk(
   stored: Buffer,
@@ -44,11 +47,13 @@ export async function decodeChunk(
   chunkBytes: number,
   elementSize: number,
   into?: Uint8Array,
+  reversed?: ReversedRows,
 ): Promise<Uint8Array> {
   if (filterMask !== 0 && filters.some((_, i) => filterMask & (1 << i))) {
     throw new Hdf5UnsupportedError("a chunk stored with some of its filters skipped");
   }
   let data: Uint8Array = stored;
+  let rowsDone = !reversed;
   for (let i = filters.length - 1; i >= 0; i--) {
     const filter = filters[i];
     const last = i === 0;
@@ -68,8 +73,11 @@ export async function decodeChunk(
       case FilterId.shuffle: {
         const size = filter.clientData[0] ?? elementSize;
         const target = last && into ? into : new Uint8Array(data.length);
-        // Into a kernel's run: its SIMD loop, where the kernel takes the values.
-        data = unshuffleIntoKernel(data, size, target) ? target : unshuffle(data, size, target);
+        // Into a kernel's run: its SIMD loop, where the kernel takes the values, rows reversed as it goes.
+        const kernelRows = last ? reversed : undefined;
+        if (unshuffleIntoKernel(data, size, target, kernelRows)) rowsDone ||= kernelRows !== undefined;
+        else unshuffle(data, size, target);
+        data = target;
         break;
       }
       case FilterId.fletcher32:
@@ -80,7 +88,7 @@ export async function decodeChunk(
     }
   }
   if (data.length !== chunkBytes) throw new Hdf5FormatError(`a chunk decoded to ${data.length} bytes instead of ${chunkBytes}`);
-  return data;
+  return rowsDone ? data : flipRows(data, reversed!.rows, reversed!.rowBytes);
 }
 
 const LITTLE_ENDIAN_HOST = endianness() === "LE";
