@@ -247,7 +247,13 @@ class Dataset implements Hdf5Dataset {
       await this.source.readInto(bytes, stored.address);
       this.chunkReadCalls++;
       this.chunksRead++;
-      return await this.decode(stored, bytes, into, reversed);
+      const decoded = await this.decode(stored, bytes, into, reversed);
+      // Unfiltered, the chunk is the read buffer itself, which the finally hands to the next
+      // read (whose pread may land while the caller copies): copied out first.
+      if (decoded.buffer !== buffer.buffer) return decoded;
+      if (!into || into.length !== decoded.length) return new Uint8Array(decoded);
+      into.set(decoded);
+      return into;
     } finally {
       if (this.readBuffers.length < CONCURRENT_CHUNKS) this.readBuffers.push(buffer);
     }
