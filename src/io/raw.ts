@@ -25,19 +25,22 @@ export interface RawVariable {
   readonly attrs: Attributes;
   /** Storage chunk shape (the whole shape, or 1 along the record axis, when unchunked). */
   readonly chunkShape: readonly number[];
-  /**
-   * Values of the hyperslab [start, start+count) in C order, as stored (no scaling), into
-   * `into` when given and the reader can (the stored type, exactly the hyperslab's length);
-   * with rowsReversed, the rows (the second-last dimension) of each plane last to first.
-   */
-  read(
-    start: readonly number[],
-    count: readonly number[],
-    signal?: AbortSignal,
-    into?: TypedArray,
-    rowsReversed?: boolean,
-  ): Promise<TypedArray>;
+  /** Values of the hyperslab [start, start+count) as stored (no scaling): see WindowRead. */
+  readonly read: WindowRead;
 }
+
+/**
+ * Reading the hyperslab [start, start+count) of an array: its values in C order, into `into`
+ * when given and the reader can (the stored type, exactly the hyperslab's length); with
+ * rowsReversed, the rows (the second-last dimension) of each plane last to first.
+ */
+export type WindowRead = (
+  start: readonly number[],
+  count: readonly number[],
+  signal?: AbortSignal,
+  into?: TypedArray,
+  rowsReversed?: boolean,
+) => Promise<TypedArray>;
 
 /** Something of the source a reader or the CF interpretation leaves out, and why. */
 export interface SkippedNote {

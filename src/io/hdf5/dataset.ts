@@ -8,7 +8,7 @@ import { strides } from "../../cube/combinations.js";
 import type { TypedArray } from "../../cube/types.js";
 import { inLanes } from "../../cube/inLanes.js";
 import { readHyperslab } from "../hyperslab.js";
-import { arrayToFill, typedArrayFor } from "../raw.js";
+import { type WindowRead, arrayToFill, typedArrayFor } from "../raw.js";
 import { type StoredChunk, storedChunks } from "./chunkIndex.js";
 import { decodeChunk, unsupportedFilter } from "./filters.js";
 import type { ReversedRows } from "../../kernels/arena.js";
@@ -56,17 +56,10 @@ export interface Hdf5Dataset {
   /** Positional reads those took (a run of chunks stored one after another is one): for tests. */
   readonly chunkReadCalls: number;
   /**
-   * Values of [start, start+count) in C order, in native byte order; into `into` when it is of
-   * the dataset's type and the window's length; with rowsReversed, each plane's rows (the
-   * last two dimensions) last to first.
+   * Values of [start, start+count) in native byte order (WindowRead); `into` is taken when it
+   * is of the dataset's type.
    */
-  read(
-    start: readonly number[],
-    count: readonly number[],
-    signal?: AbortSignal,
-    into?: TypedArray,
-    rowsReversed?: boolean,
-  ): Promise<TypedArray>;
+  readonly read: WindowRead;
   /** The stored chunks, with grid coordinates (chunk index per dimension). */
   chunks(): Promise<readonly StoredChunk[]>;
 }
