@@ -122,8 +122,9 @@ export class KernelArena implements ArraySpace {
 /**
  * Runs of slices as a kernel takes them (f32 or f64, in its memory): two arrays a walk can
  * read float runs into, so a run is used where it was decoded, and a staging array where any
- * other run is copied (converted to f64 unless float32; reserved, never written, when every
- * run comes in the kernel's own arrays).
+ * other run is copied (converted to f64 unless float32). While every run comes in the
+ * kernel's own arrays, the staging array only stages chunks unshuffled into them (one
+ * chunk's worth of it is ever written, so resident).
  */
 export class RunInput {
   private readonly staging: Float32Array | Float64Array;
