@@ -151,7 +151,8 @@ export class KendallKernel {
   /**
    * Re-sorts order, sorted at a cut with `below` pairs below it, to the cut at t by
    * insertion (each of the first `segments` seasons alone; equal keys keep their order) and
-   * returns the pairs below t, or null once past `cap` moves; `moves` is what it made.
+   * returns the pairs the new order has out of x order (those below t, but for equal keys,
+   * which stay as they were), or null once past `cap` moves; `moves` is what it made.
    */
   insertToCut(t: number, segments: number, cap: number, below: number): { count: number | null; moves: number } {
     const count: number = this.kernel.insertToCut(t, segments, cap, below);

@@ -36,7 +36,12 @@ function checkSort(values: number[], from: number, to: number, strict: boolean):
   for (let i = 0; i < values.length; i++) if (i < from || i >= to) assert.equal(k.order[i], 100 + i);
 }
 
-/** A kernel holding the series (x = 0, 1, 2, ...), one season, its order sorted at cut t0. */
+/** The points (x = 0, 1, 2, ...) in order of their key y − t·x, ties in x order: sorted here, by comparison. */
+function orderAt(y: number[], t: number): number[] {
+  return y.map((_, i) => i).sort((a, b) => y[a] - t * a - (y[b] - t * b) || a - b);
+}
+
+/** A kernel holding the series (x = 0, 1, 2, ...), one season, its order that of cut t0. */
 function seriesAt(y: number[], t0: number, candidates = 0): KendallKernel {
   const k = new KendallKernel(y.length, candidates);
   y.forEach((v, i) => {
@@ -45,8 +50,7 @@ function seriesAt(y: number[], t0: number, candidates = 0): KendallKernel {
   });
   k.segFrom[0] = 0;
   k.segTo[0] = y.length;
-  k.resetKeys(t0, 0, y.length);
-  k.sortCount(0, y.length, true);
+  k.order.set(orderAt(y, t0));
   return k;
 }
 
@@ -97,20 +101,41 @@ describe("KendallKernel", () => {
     checkSort([Infinity, -Infinity, 0, 1, -1, Infinity], 0, 6, true);
   });
 
-  it("inserts from one cut to another, counting the pairs below the new one, or gives up past its cap", () => {
+  it("inserts from one cut to another, counting the pairs out of x order there, or gives up past its cap", () => {
     for (let trial = 0; trial < 40; trial++) {
       const n = 20 + Math.floor(random() * 200);
-      const y = Array.from({ length: n }, (_, i) => Math.fround(10 + 0.01 * i + 3 * random()));
-      const [t0, t1] = [(random() - 0.5) * 0.05, (random() - 0.5) * 0.05];
+      // Every other trial to the cut at 0 over whole-number values: many equal keys there,
+      // which keep the order they had (the insertion is stable).
+      const ties = trial % 2 === 1;
+      const y = Array.from({ length: n }, (_, i) => (ties ? Math.round(5 * random()) : Math.fround(10 + 0.01 * i + 3 * random())));
+      const [t0, t1] = [(random() - 0.5) * 0.05, ties ? 0 : (random() - 0.5) * 0.05];
       const k = seriesAt(y, t0);
+      const before = orderAt(y, t0);
+      // Expected: t0's order sorted stably by the keys at t1, and its pairs out of x order.
+      const after = [...before].sort((a, b) => y[a] - t1 * a - (y[b] - t1 * b));
+      let outOfOrder = 0;
+      for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) if (after[p] > after[q]) outOfOrder++;
+      if (!ties) assert.equal(outOfOrder, below(y, t1)); // without ties, the pairs whose key decreases
       const { count, moves } = k.insertToCut(t1, 1, Infinity, below(y, t0));
-      assert.equal(count, below(y, t1), `trial ${trial}`);
-      assert.ok(moves >= Math.abs(below(y, t1) - below(y, t0)));
-      // The order is now the one a sort at t1 gives.
-      const sorted = seriesAt(y, t1);
-      assert.deepEqual([...k.order], [...sorted.order]);
+      assert.equal(count, outOfOrder, `trial ${trial}`);
+      assert.deepEqual([...k.order], after, `trial ${trial}`);
+      assert.ok(moves >= Math.abs(outOfOrder - below(y, t0)));
     }
     const y = Array.from({ length: 100 }, () => random());
+    // A cut's keys: y − t·x, the x order at −∞ and its reverse at +∞; the order reset.
+    const keys = seriesAt(y, 0);
+    for (const [t, key] of [
+      [0.25, (i: number) => y[i] - 0.25 * i],
+      [-Infinity, (i: number) => i],
+      [Infinity, (i: number) => -i],
+    ] as const) {
+      keys.resetKeys(t, 10, 90);
+      for (let i = 10; i < 90; i++) assert.equal(keys.key[i], key(i), `key ${i} at ${t}`);
+      assert.deepEqual(
+        [...keys.order.subarray(10, 90)],
+        Array.from({ length: 80 }, (_, i) => 10 + i),
+      );
+    }
     const k = seriesAt(y, -1);
     const { count, moves } = k.insertToCut(1, 1, 10, below(y, -1));
     assert.equal(count, null);
