@@ -31,7 +31,7 @@ export interface ChunkEncoder {
  * const encoder = chunkEncoder();
  * const buffer = await encoder.buffer(chunk.byteLength);
  * new Uint8Array(buffer).set(chunk);
- * await encoder.write("/data/x.zarr/tas/c/0/0/0", buffer, chunk.byteLength, 1);
+ * await encoder.write("/data/x.zarr/tas/0.0.0", buffer, chunk.byteLength, 1);
  */
 export function chunkEncoder(): ChunkEncoder {
   return (shared ??= startEncoder());

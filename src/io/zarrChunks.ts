@@ -52,8 +52,8 @@ interface ArrayMetadata {
 
 /**
  * A direct writer for the array at `arrayDir` when it is encoded as Strata writes (bytes
- * little-endian, then zstd or nothing) on a little-endian machine with "/"-separated chunk
- * keys (v3's default "c/0/0/0" or v2's "0/0/0"); else undefined.
+ * little-endian, then zstd or nothing) on a little-endian machine with v3's default chunk
+ * keys or v2's (see chunkKeyOf); else undefined.
  * @example
  * const direct = await openChunkWriter("/data/x.zarr/tas");
  * if (!(await direct?.tryWrite([0, 0, 0], slab))) await zarr.set(...);
@@ -61,7 +61,7 @@ interface ArrayMetadata {
 export async function openChunkWriter(arrayDir: string): Promise<ChunkWriter | undefined> {
   const meta = JSON.parse(await readFile(join(arrayDir, "zarr.json"), "utf8")) as ArrayMetadata;
   const dtype = ZARR_NUMERIC_DTYPES[meta.data_type];
-  const prefix = chunkDirectory(meta.chunk_key_encoding);
+  const chunkKey = chunkKeyOf(meta.chunk_key_encoding);
   const [bytes, zstd, ...more] = meta.codecs;
   if (
     !dtype ||
@@ -70,7 +70,7 @@ export async function openChunkWriter(arrayDir: string): Promise<ChunkWriter | u
     bytes.configuration?.endian !== "little" ||
     (zstd !== undefined && (zstd.name !== "zstd" || zstd.configuration?.checksum === true)) ||
     more.length > 0 ||
-    !prefix ||
+    !chunkKey ||
     meta.shape.length === 0
   )
     return undefined;
@@ -88,7 +88,7 @@ export async function openChunkWriter(arrayDir: string): Promise<ChunkWriter | u
   let failure: Error | undefined;
   const isWhole = (start: readonly number[], count: readonly number[]) =>
     count.every((n, d) => start[d] % chunk[d] === 0 && (n % chunk[d] === 0 || start[d] + n === shape[d]));
-  const fileOf = (coords: readonly number[]) => join(arrayDir, ...prefix, ...coords.map(String));
+  const fileOf = (coords: readonly number[]) => join(arrayDir, chunkKey(coords));
   /** Where a vectored read puts the bytes of a chunk that fall outside the block. */
   let skip: Uint8Array | undefined;
   return {
@@ -162,13 +162,15 @@ export async function openChunkWriter(arrayDir: string): Promise<ChunkWriter | u
 }
 
 /**
- * The path parts before a chunk's indices under the "/" separator: "c" for v3's default
- * keys ("c/0/0/0"), none for v2 keys ("0/0/0", which Strata writes so Zarr v2 metadata can
- * name the same chunks); undefined for any other encoding, left to zarrita.
+ * A chunk's key under its array (of at least one dimension): v3's default keys ("c/0/0/0",
+ * or "c.0.0.0") or v2 keys ("0.0.0", which Strata writes so Zarr v2 metadata can name the
+ * same chunks, or "0/0/0"); undefined for any other encoding, left to zarrita.
  */
-function chunkDirectory(keys: ArrayMetadata["chunk_key_encoding"]): string[] | undefined {
-  if (keys.name === "default" && (keys.configuration?.separator ?? "/") === "/") return ["c"];
-  if (keys.name === "v2" && (keys.configuration?.separator ?? ".") === "/") return [];
+function chunkKeyOf(keys: ArrayMetadata["chunk_key_encoding"]): ((coords: readonly number[]) => string) | undefined {
+  const separator = keys.configuration?.separator ?? (keys.name === "default" ? "/" : ".");
+  if (separator !== "/" && separator !== ".") return undefined;
+  if (keys.name === "default") return (coords) => ["c", ...coords].join(separator);
+  if (keys.name === "v2") return (coords) => coords.join(separator);
   return undefined;
 }
 

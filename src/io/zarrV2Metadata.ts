@@ -69,7 +69,7 @@ export function v2Array(name: string, node: V3Node, crs?: string): { zarray: Rec
     !node.shape ||
     !node.chunk_grid ||
     keys?.name !== "v2" ||
-    keys.configuration?.separator !== "/" ||
+    (keys.configuration?.separator !== "." && keys.configuration?.separator !== "/") ||
     bytes?.name !== "bytes" ||
     bytes.configuration?.endian !== "little" ||
     (zstd !== undefined && (zstd.name !== "zstd" || zstd.configuration?.checksum === true)) ||
@@ -91,7 +91,7 @@ export function v2Array(name: string, node: V3Node, crs?: string): { zarray: Rec
     filters: null,
     order: "C",
     // A 0-d array's one chunk is "0" either way; GDAL 3.6 crashes reading one that says "/".
-    dimension_separator: node.shape.length > 0 ? "/" : ".",
+    dimension_separator: node.shape.length > 0 ? keys.configuration.separator : ".",
     fill_value: v2Fill(node, nodata !== undefined, floating),
   };
   // _ARRAY_DIMENSIONS names the dimensions (xarray's convention, which GDAL reads too); _CRS

@@ -101,22 +101,27 @@ describe("whole chunks written directly", () => {
     }
   });
 
-  it("with v2 chunk keys (\"0/0/0\", Strata's outputs since v2 metadata sits beside v3) write zarrita's files under those keys", async () => {
+  it('with v2 chunk keys ("0.0.0", Strata\'s outputs since 2026-11, and "0/0/0" before) write zarrita\'s files under those keys', async () => {
     const shape = [3, 5, 6];
-    const { viaZarrita, direct, path } = await pair("v2keys", shape, [1, 2, 4], "float32", {
-      name: "v2",
-      configuration: { separator: "/" },
-    });
-    const data = Float32Array.from({ length: 90 }, (_, i) => i - 40);
-    await zarr.set(viaZarrita, null, { data, shape, stride: strides(shape) });
-    const writer = (await openChunkWriter(join(path, "b")))!;
-    assert.equal(await writer.tryWrite([0, 0, 0], { data, shape }), true);
-    await writer.flush();
-    const [a, b] = [await files(join(path, "a")), await files(join(path, "b"))];
-    assert.ok(a.has("/2/2/1") && !a.has("/c/2/2/1"), "zarrita's v2 keys have no c/ prefix");
-    assert.deepEqual([...b.keys()].sort(), [...a.keys()].sort());
-    for (const [key, bytes] of a) assert.ok(bytes.equals(b.get(key)!), `v2 keys ${key}`);
-    assert.deepEqual(Array.from((await zarr.get(direct, null)).data as Float32Array), Array.from(data));
+    for (const [separator, expected] of [
+      [".", "/2.2.1"],
+      ["/", "/2/2/1"],
+    ] as const) {
+      const { viaZarrita, direct, path } = await pair(`v2keys${separator === "." ? "dot" : "slash"}`, shape, [1, 2, 4], "float32", {
+        name: "v2",
+        configuration: { separator },
+      });
+      const data = Float32Array.from({ length: 90 }, (_, i) => i - 40);
+      await zarr.set(viaZarrita, null, { data, shape, stride: strides(shape) });
+      const writer = (await openChunkWriter(join(path, "b")))!;
+      assert.equal(await writer.tryWrite([0, 0, 0], { data, shape }), true);
+      await writer.flush();
+      const [a, b] = [await files(join(path, "a")), await files(join(path, "b"))];
+      assert.ok(a.has(expected), `zarrita's v2 keys with ${separator}: ${[...a.keys()].join(" ")}`);
+      assert.deepEqual([...b.keys()].sort(), [...a.keys()].sort());
+      for (const [key, bytes] of a) assert.ok(bytes.equals(b.get(key)!), `v2 keys ${key}`);
+      assert.deepEqual(Array.from((await zarr.get(direct, null)).data as Float32Array), Array.from(data));
+    }
   });
 
   it("write a block of whole chunks at an offset, another type, and refuse blocks that are not whole chunks", async () => {
@@ -206,7 +211,7 @@ describe("whole chunks written directly", () => {
       codecs: [CODECS[0], { name: "gzip", configuration: { level: 1 } }],
     });
     assert.equal(await openChunkWriter(join(dir, "other", "x")), undefined);
-    const { path } = await pair("dotted", [4], [2], "float32", { name: "v2", configuration: { separator: "." } });
-    assert.equal(await openChunkWriter(join(path, "b")), undefined, 'v2 keys separated by "."');
+    const { path } = await pair("dashed", [4], [2], "float32", { name: "v2", configuration: { separator: "-" as "." } });
+    assert.equal(await openChunkWriter(join(path, "b")), undefined, 'v2 keys separated by "-" (not Zarr\'s)');
   });
 });

@@ -2,7 +2,8 @@
  * Strata's outputs carry Zarr v2 metadata beside the v3 metadata, over the same chunk files
  * (io/zarrV2Metadata.ts): the v2 documents say what the v3 ones say in v2's terms, a v2
  * reader (zarrita pinned to v2) reads the values written, Strata itself reads the store as
- * v3, and stores written before (v3 only, "c/" chunk keys) still read the same.
+ * v3, and stores written before (v3 only with "c/" chunk keys, or v2 keys separated by "/")
+ * still read the same.
  * GDAL and zarr-python 2 reading it: test/io/gdalReadsOutput.test.ts.
  */
 import assert from "node:assert/strict";
@@ -37,14 +38,14 @@ async function values(cube: Cube, name: string): Promise<number[]> {
 }
 
 describe("Zarr v2 metadata beside v3 in Strata's outputs", () => {
-  it("name the same chunk files: v2 keys in v3, dimension_separator / in v2, no c/ directory", async () => {
+  it("name the same chunk files: v2 keys in v3, dimension_separator . in v2, no c/ directory", async () => {
     for (const name of ["tas", "count", "flag"]) {
       const v3 = await json(join(out, name, "zarr.json"));
-      assert.deepEqual(v3.chunk_key_encoding, { name: "v2", configuration: { separator: "/" } });
+      assert.deepEqual(v3.chunk_key_encoding, { name: "v2", configuration: { separator: "." } });
       const zarray = await json(join(out, name, ".zarray"));
-      assert.equal(zarray.dimension_separator, "/");
+      assert.equal(zarray.dimension_separator, ".");
       assert.deepEqual(zarray.chunks, [1, 4, 5]);
-      assert.deepEqual((await readdir(join(out, name))).sort(), [".zarray", ".zattrs", "0", "1", "2", "zarr.json"]);
+      assert.deepEqual((await readdir(join(out, name))).sort(), [".zarray", ".zattrs", "0.0.0", "1.0.0", "2.0.0", "zarr.json"]);
     }
     // A 0-d array's chunk is "0" either way; "/" there crashes GDAL 3.6's reader.
     assert.equal((await json(join(out, "spatial_ref", ".zarray"))).dimension_separator, ".");
@@ -61,7 +62,7 @@ describe("Zarr v2 metadata beside v3 in Strata's outputs", () => {
       compressor: { id: "zstd", level: 1 },
       filters: null,
       order: "C",
-      dimension_separator: "/",
+      dimension_separator: ".",
       fill_value: "NaN",
     });
     assert.equal((await json(join(out, "count", ".zarray"))).dtype, "<i2");
@@ -111,10 +112,14 @@ describe("Zarr v2 metadata beside v3 in Strata's outputs", () => {
       assert.equal(v.attrs._CRS, undefined, `${v.name}: read from v3, not from v2's .zattrs`);
       if (v.name === "tas") assert.equal(v.attrs._FillValue, undefined, "no _FillValue from v2's fill_value");
     }
-    const old = join(dir, "old.zarr");
-    await writeSmallOutput(old);
-    await toEarlierLayout(old);
-    for (const path of [out, old]) {
+    const earlier = [];
+    for (const layout of ["c/", "v2/"] as const) {
+      const old = join(dir, `old${layout[0]}.zarr`);
+      await writeSmallOutput(old);
+      await toEarlierLayout(old, layout);
+      earlier.push(old);
+    }
+    for (const path of [out, ...earlier]) {
       const cube = await openCube(path);
       try {
         assert.deepEqual(cube.grid.transform, SMALL_GRID.transform, path);
@@ -151,7 +156,10 @@ describe("Zarr v2 metadata beside v3 in Strata's outputs", () => {
       attributes: {},
     };
     assert.throws(() => v2Array("x", node), /x: a Zarr v3 array Strata cannot describe as Zarr v2/);
-    assert.ok(v2Array("x", { ...node, chunk_key_encoding: { name: "v2", configuration: { separator: "/" } } }).zarray);
+    for (const separator of [".", "/"]) {
+      const { zarray } = v2Array("x", { ...node, chunk_key_encoding: { name: "v2", configuration: { separator } } });
+      assert.equal(zarray.dimension_separator, separator);
+    }
     const big = {
       ...node,
       chunk_key_encoding: { name: "v2", configuration: { separator: "/" } },
@@ -162,10 +170,11 @@ describe("Zarr v2 metadata beside v3 in Strata's outputs", () => {
 });
 
 /**
- * Turn a store into what Strata wrote before v2 metadata: v3 only, zarrita's default chunk
- * keys ("c/0/0/0"; a 0-d array's chunk "c").
+ * Turn a store into what Strata wrote before: "c/", before v2 metadata (v3 only, zarrita's
+ * default chunk keys "c/0/0/0"; a 0-d array's chunk "c"); "v2/", until 2026-11 (v3 and v2
+ * metadata over v2 keys separated by "/", "0/0/0"; the v2 documents are dropped here too).
  */
-async function toEarlierLayout(path: string): Promise<void> {
+async function toEarlierLayout(path: string, layout: "c/" | "v2/"): Promise<void> {
   const v2Files = new Set([".zarray", ".zattrs", ".zgroup", ".zmetadata"]);
   const root = await json(join(path, "zarr.json"));
   const consolidated = (root.consolidated_metadata as { metadata: Record<string, Record<string, unknown>> }).metadata;
@@ -178,12 +187,13 @@ async function toEarlierLayout(path: string): Promise<void> {
       if (v2Files.has(entry.name)) await rm(file);
       else if (entry.name !== "zarr.json") {
         const zeroD = (consolidated[node].shape as number[]).length === 0;
-        const target = join(nodeDir, zeroD ? "c" : join("c", key));
+        const indices = key.split(".");
+        const target = join(nodeDir, ...(layout === "c/" ? (zeroD ? ["c"] : ["c", ...indices]) : indices));
         await mkdir(dirname(target), { recursive: true });
         await rename(file, target);
       }
     }
-    const keys = { name: "default", configuration: { separator: "/" } };
+    const keys = layout === "c/" ? { name: "default", configuration: { separator: "/" } } : { name: "v2", configuration: { separator: "/" } };
     consolidated[node] = { ...consolidated[node], chunk_key_encoding: keys };
     await writeFile(join(nodeDir, "zarr.json"), JSON.stringify(consolidated[node]));
   }
