@@ -193,7 +193,8 @@ async function toEarlierLayout(path: string, layout: "c/" | "v2/"): Promise<void
         await rename(file, target);
       }
     }
-    const keys = layout === "c/" ? { name: "default", configuration: { separator: "/" } } : { name: "v2", configuration: { separator: "/" } };
+    const keys =
+      layout === "c/" ? { name: "default", configuration: { separator: "/" } } : { name: "v2", configuration: { separator: "/" } };
     consolidated[node] = { ...consolidated[node], chunk_key_encoding: keys };
     await writeFile(join(nodeDir, "zarr.json"), JSON.stringify(consolidated[node]));
   }
