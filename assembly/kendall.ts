@@ -9,7 +9,8 @@
  * series x, y (f64), a cut's keys key and a listing's keyTmp (f64), the points in key order
  * order and orderTmp (i32), the seasons' [segFrom, segTo) (i32), the radix sort's bits (u64)
  * and positions (two i32 arrays), its digit counts (256 i32), the Fenwick tree (i32, n + 1),
- * the listed slopes (candidates, f64, `capacity` of them) and a series' summary (f64 × 12).
+ * the bitset of placed points and the counts above each of its words (placed, u64, and
+ * placedAbove, i32, BITSET_WORDS each), the listed slopes (candidates, f64, `capacity` of them) and a series' summary (f64 × 12).
  */
 
 export { heapBase } from "./lib/heap";
@@ -27,6 +28,8 @@ let position: usize = 0;
 let positionTmp: usize = 0;
 let counts: usize = 0;
 let tree: usize = 0;
+let placed: usize = 0;
+let placedAbove: usize = 0;
 let candidates: usize = 0;
 let capacity: i64 = 0;
 let summary: usize = 0;
@@ -35,7 +38,8 @@ let moved: f64 = 0;
 
 const DIGIT_BITS: u64 = 8;
 const BUCKETS = 256;
-const PASSES = 8;
+/** Series up to this many 64-point words are counted with a bitset (countReversed), longer ones with the Fenwick tree. */
+const BITSET_WORDS = 64;
 
 /** Where the arrays lie. */
 export function bind(
@@ -52,6 +56,8 @@ export function bind(
   positionTmpAt: usize,
   countsAt: usize,
   treeAt: usize,
+  placedAt: usize,
+  placedAboveAt: usize,
   candidatesAt: usize,
   candidatesCapacity: i32,
   summaryAt: usize,
@@ -69,6 +75,8 @@ export function bind(
   positionTmp = positionTmpAt;
   counts = countsAt;
   tree = treeAt;
+  placed = placedAt;
+  placedAbove = placedAboveAt;
   candidates = candidatesAt;
   capacity = candidatesCapacity;
   summary = summaryAt;
@@ -196,15 +204,16 @@ export function summarize(segments: i32): bool {
 /**
  * Sorts key[from..to) ascending, moving order along, and returns how many pairs it reverses:
  * a later key smaller (strict), or smaller or equal (not strict; equal keys end reversed).
- * An LSD radix sort on the keys' bits (a digit all keys share skipped), then the inversions
- * counted with a Fenwick tree over the original positions.
+ * An LSD radix sort on the keys' bits (its digits start at the lowest bit that differs
+ * between keys; a digit all keys share is skipped), then the pairs reversed counted over the
+ * original positions (countReversed).
  */
 export function sortCount(from: i32, to: i32, strict: bool): f64 {
   const size = to - from;
   if (size < 2) return 0;
   // Order-preserving unsigned bits (negatives flipped whole, positives with the sign set),
-  // and which bits differ between keys: a digit all keys share is neither counted nor sorted
-  // by (float32 data leave the low 29 bits zero; a series' keys mostly share their exponent).
+  // and which bits differ between keys: float32 data leave the low 29 bits zero, and a
+  // series' keys mostly share their exponent.
   let all: u64 = ~(<u64>0);
   let any: u64 = 0;
   for (let i = 0; i < size; i++) {
@@ -220,8 +229,8 @@ export function sortCount(from: i32, to: i32, strict: bool): f64 {
   const differ = all ^ any;
   let src = position;
   let dst = positionTmp;
-  for (let pass = 0; pass < PASSES; pass++) {
-    const shift = <u64>pass * DIGIT_BITS;
+  const end: u64 = differ == 0 ? 0 : 64 - clz(differ);
+  for (let shift: u64 = differ == 0 ? 0 : ctz(differ); shift < end; shift += DIGIT_BITS) {
     if (((differ >> shift) & 255) == 0) continue;
     memory.fill(counts, 0, BUCKETS * 4);
     for (let i = 0; i < size; i++) {
@@ -245,15 +254,9 @@ export function sortCount(from: i32, to: i32, strict: bool): f64 {
     src = dst;
     dst = swap;
   }
-  // Pairs reversed: for each key in sorted order, the keys placed before it that started after it.
-  memory.fill(tree, 0, (<usize>(size + 1)) << 2);
-  let count: i64 = 0;
+  let count = countReversed(src, size);
   for (let k = 0; k < size; k++) {
     const p = i32At(src, k);
-    let notAfter = 0;
-    for (let i = p + 1; i > 0; i -= i & -i) notAfter += i32At(tree, i);
-    count += k - notAfter;
-    for (let i = p + 1; i <= size; i += i & -i) setI32(tree, i, i32At(tree, i) + 1);
     setF64(keyTmp, k, f64At(key, from + p));
     setI32(orderTmp, k, i32At(order, from + p));
   }
@@ -261,6 +264,48 @@ export function sortCount(from: i32, to: i32, strict: bool): f64 {
   memory.copy(key + ((<usize>from) << 3), keyTmp, (<usize>size) << 3);
   memory.copy(order + ((<usize>from) << 2), orderTmp, (<usize>size) << 2);
   return <f64>count;
+}
+
+/**
+ * Pairs reversed by the permutation sorted[0..size) of positions 0..size: for each position
+ * in sorted order, those placed before it that lie after it. Up to BITSET_WORDS words of 64
+ * positions, a bitset of the placed ones and, for each word, how many lie in the words after
+ * it (kept by a SIMD add over the words before each new one: a few adds, against the
+ * Fenwick tree's two chains of dependent loads); a Fenwick tree beyond.
+ */
+function countReversed(sorted: usize, size: i32): i64 {
+  let count: i64 = 0;
+  const words = (size + 63) >> 6;
+  if (words > BITSET_WORDS) {
+    memory.fill(tree, 0, (<usize>(size + 1)) << 2);
+    for (let k = 0; k < size; k++) {
+      const p = i32At(sorted, k);
+      let notAfter = 0;
+      for (let i = p + 1; i > 0; i -= i & -i) notAfter += i32At(tree, i);
+      count += k - notAfter;
+      for (let i = p + 1; i <= size; i += i & -i) setI32(tree, i, i32At(tree, i) + 1);
+    }
+    return count;
+  }
+  memory.fill(placed, 0, (<usize>words) << 3);
+  memory.fill(placedAbove, 0, (<usize>BITSET_WORDS) << 2);
+  const lanes = i32x4(0, 1, 2, 3);
+  for (let k = 0; k < size; k++) {
+    const p = i32At(sorted, k);
+    const w = p >> 6;
+    const at = placed + ((<usize>w) << 3);
+    const word = load<u64>(at);
+    // Bit p is not set yet: the word's bits from p up are those after it.
+    count += <i64>i32At(placedAbove, w) + <i64>popcnt(word >> (<u64>(p & 63)));
+    store<u64>(at, word | ((<u64>1) << (<u64>(p & 63))));
+    const limit = i32x4.splat(w);
+    for (let v = 0; v < w; v += 4) {
+      const a = placedAbove + ((<usize>v) << 2);
+      // lt is −1 in the lanes of words before w: subtracting it adds one there.
+      v128.store(a, i32x4.sub(v128.load(a), i32x4.lt_s(i32x4.add(lanes, i32x4.splat(v)), limit)));
+    }
+  }
+  return count;
 }
 
 /** Reverses each run of equal keys in keyTmp[0..size) (orderTmp along); returns the pairs within the runs. */

@@ -18,6 +18,8 @@ import { WASM_BASE64 } from "./kendall.wasm.js";
 
 /** The radix sort's digit counts: one pass's 8-bit digits. */
 const DIGIT_COUNTS = 256;
+/** The inversion count's bitset, in 64-point words (assembly/kendall.ts BITSET_WORDS). */
+const BITSET_WORDS = 64;
 
 /** What the tests need of a series before Sen's slope (KendallKernel.summarize). */
 export interface SeriesSummary {
@@ -73,6 +75,8 @@ export class KendallKernel {
       positionTmp: space.allocate(Int32Array, n),
       counts: space.allocate(Int32Array, DIGIT_COUNTS),
       tree: space.allocate(Int32Array, n + 1),
+      placed: space.allocate(BigUint64Array, BITSET_WORDS),
+      placedAbove: space.allocate(Int32Array, BITSET_WORDS),
       candidates: space.allocate(Float64Array, candidates),
       summary: space.allocate(Float64Array, 12),
     }));
@@ -103,6 +107,8 @@ export class KendallKernel {
         p.positionTmp,
         p.counts,
         p.tree,
+        p.placed,
+        p.placedAbove,
         p.candidates,
       ].map((a) => a.byteOffset),
       candidates,

@@ -101,6 +101,14 @@ describe("KendallKernel", () => {
     checkSort([Infinity, -Infinity, 0, 1, -1, Infinity], 0, 6, true);
   });
 
+  it("counts through the bitset of 64-point words up to 4096 points and the Fenwick tree beyond, at and around word ends", () => {
+    for (const n of [63, 64, 65, 127, 129, 4095, 4096, 4097, 5000]) {
+      const values = Array.from({ length: n }, (_, i) => (i % 3 === 0 ? Math.round(random() * 20) : Math.fround(280 + 10 * random())));
+      checkSort(values, 0, n, n % 2 === 0);
+      checkSort(values, 1, n, n % 2 === 1);
+    }
+  });
+
   it("inserts from one cut to another, counting the pairs out of x order there, or gives up past its cap", () => {
     for (let trial = 0; trial < 40; trial++) {
       const n = 20 + Math.floor(random() * 200);
