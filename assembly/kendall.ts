@@ -352,17 +352,37 @@ export function insertToCut(t: f64, segments: i32, cap: f64, below: f64): f64 {
       const k = f64At(key, j);
       if (f64At(key, j - 1) <= k) continue;
       const b = i32At(order, j);
-      let i = j - 1;
-      do {
-        const a = i32At(order, i);
-        count += a < b ? 1 : -1; // b passes a: out of x order when a comes first in x
-        setF64(key, i + 1, f64At(key, i));
-        setI32(order, i + 1, a);
+      // [from, j) is sorted: while the fourth key back is above k, the four move up one
+      // together, and each lane counts the points a it passes that come before b in x.
+      let i = j;
+      let before = i32x4.splat(0);
+      const bs = i32x4.splat(b);
+      while (i - 4 >= from && f64At(key, i - 4) > k) {
+        const at = i - 4;
+        const a = v128.load(order + ((<usize>at) << 2));
+        before = i32x4.sub(before, i32x4.lt_s(a, bs));
+        const k0 = v128.load(key + ((<usize>at) << 3));
+        const k1 = v128.load(key + ((<usize>at) << 3) + 16);
+        v128.store(order + ((<usize>at) << 2) + 4, a);
+        v128.store(key + ((<usize>at) << 3) + 8, k0);
+        v128.store(key + ((<usize>at) << 3) + 24, k1);
+        i = at;
+      }
+      // b passes each a: out of x order when a comes first in x (+1), back in order else (−1).
+      const passed = j - i;
+      count += <i64>(2 * i32x4.extract_lane(before, 0) + 2 * i32x4.extract_lane(before, 1)) - <i64>passed;
+      count += <i64>(2 * i32x4.extract_lane(before, 2) + 2 * i32x4.extract_lane(before, 3));
+      moves += passed;
+      while (i > from && f64At(key, i - 1) > k) {
+        const a = i32At(order, i - 1);
+        count += a < b ? 1 : -1;
+        setF64(key, i, f64At(key, i - 1));
+        setI32(order, i, a);
         i--;
         moves++;
-      } while (i >= from && f64At(key, i) > k);
-      setF64(key, i + 1, k);
-      setI32(order, i + 1, b);
+      }
+      setF64(key, i, k);
+      setI32(order, i, b);
       if (moves > limit) {
         moved = <f64>moves;
         return NaN;
