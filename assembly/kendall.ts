@@ -296,8 +296,9 @@ function countReversed(sorted: usize, size: i32): i64 {
     const at = placed + ((<usize>w) << 3);
     const word = load<u64>(at);
     // Bit p is not set yet: the word's bits from p up are those after it.
-    count += <i64>i32At(placedAbove, w) + <i64>popcnt(word >> (<u64>(p & 63)));
-    store<u64>(at, word | ((<u64>1) << (<u64>(p & 63))));
+    const bit = u64(p & 63);
+    count += i64(i32At(placedAbove, w)) + i64(popcnt(word >> bit));
+    store<u64>(at, word | (u64(1) << bit));
     const limit = i32x4.splat(w);
     for (let v = 0; v < w; v += 4) {
       const a = placedAbove + ((<usize>v) << 2);
@@ -370,8 +371,8 @@ export function insertToCut(t: f64, segments: i32, cap: f64, below: f64): f64 {
       }
       // b passes each a: out of x order when a comes first in x (+1), back in order else (−1).
       const passed = j - i;
-      count += <i64>(2 * i32x4.extract_lane(before, 0) + 2 * i32x4.extract_lane(before, 1)) - <i64>passed;
-      count += <i64>(2 * i32x4.extract_lane(before, 2) + 2 * i32x4.extract_lane(before, 3));
+      const ahead = i32x4.extract_lane(before, 0) + i32x4.extract_lane(before, 1) + i32x4.extract_lane(before, 2) + i32x4.extract_lane(before, 3);
+      count += i64(2 * ahead - passed);
       moves += passed;
       while (i > from && f64At(key, i - 1) > k) {
         const a = i32At(order, i - 1);
