@@ -76,7 +76,6 @@ export class KendallKernel {
       counts: space.allocate(Int32Array, DIGIT_COUNTS),
       tree: space.allocate(Int32Array, n + 1),
       placed: space.allocate(BigUint64Array, BITSET_WORDS),
-      placedAbove: space.allocate(Int32Array, BITSET_WORDS),
       candidates: space.allocate(Float64Array, candidates),
       summary: space.allocate(Float64Array, 12),
     }));
@@ -108,7 +107,6 @@ export class KendallKernel {
         p.counts,
         p.tree,
         p.placed,
-        p.placedAbove,
         p.candidates,
       ].map((a) => a.byteOffset),
       candidates,
