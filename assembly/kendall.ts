@@ -36,6 +36,10 @@ let moved: f64 = 0;
 
 const DIGIT_BITS: u64 = 8;
 const BUCKETS = 256;
+/** Top differing bits of the keys a sort takes digit by digit before insertion settles the rest (sortCount). */
+const COARSE_BITS: u64 = 24;
+/** Insertion moves a point past which a sort goes back to every digit. */
+const SETTLE_MOVES = 4;
 /** Series up to this many 64-point words are counted with a bitset (countReversed), longer ones with the Fenwick tree. */
 const BITSET_WORDS = 64;
 
@@ -218,15 +222,40 @@ export function sortCount(from: i32, to: i32, strict: bool): f64 {
     let b = reinterpret<u64>(v);
     b = b >> 63 ? ~b : b | 0x8000000000000000;
     store<u64>(bits + ((<usize>i) << 3), b);
-    setI32(position, i, i);
     all &= b;
     any |= b;
   }
   const differ = all ^ any;
+  const end: u64 = differ == 0 ? 0 : 64 - clz(differ);
+  const low: u64 = differ == 0 ? 0 : ctz(differ);
+  // Keys at a cut other than 0 differ in all their bits (seven digits): sorted by their top
+  // COARSE_BITS that differ, the few equal there are put in order by insertion (on the full
+  // bits; both steps stable), or, when they are not few, sorted on every digit after all.
+  const coarse = end > low + COARSE_BITS ? end - COARSE_BITS : low;
+  let src = radixSort(coarse, end, differ, size);
+  if (coarse > low && !settle(src, size, SETTLE_MOVES * size)) src = radixSort(low, end, differ, size);
+  let count = countReversed(src, size);
+  for (let k = 0; k < size; k++) {
+    const p = i32At(src, k);
+    setF64(keyTmp, k, f64At(key, from + p));
+    setI32(orderTmp, k, i32At(order, from + p));
+  }
+  if (!strict) count += reverseEqualRuns(size);
+  memory.copy(key + ((<usize>from) << 3), keyTmp, (<usize>size) << 3);
+  memory.copy(order + ((<usize>from) << 2), orderTmp, (<usize>size) << 2);
+  return <f64>count;
+}
+
+/**
+ * The positions 0..size in the order of their bits' digits from `from` up to `end` (LSD
+ * radix, stable; a digit in which no key differs is skipped): position or positionTmp,
+ * whichever holds them.
+ */
+function radixSort(from: u64, end: u64, differ: u64, size: i32): usize {
   let src = position;
   let dst = positionTmp;
-  const end: u64 = differ == 0 ? 0 : 64 - clz(differ);
-  for (let shift: u64 = differ == 0 ? 0 : ctz(differ); shift < end; shift += DIGIT_BITS) {
+  for (let i = 0; i < size; i++) setI32(src, i, i);
+  for (let shift = from; shift < end; shift += DIGIT_BITS) {
     if (((differ >> shift) & 255) == 0) continue;
     memory.fill(counts, 0, BUCKETS * 4);
     for (let i = 0; i < size; i++) {
@@ -250,16 +279,30 @@ export function sortCount(from: i32, to: i32, strict: bool): f64 {
     src = dst;
     dst = swap;
   }
-  let count = countReversed(src, size);
-  for (let k = 0; k < size; k++) {
-    const p = i32At(src, k);
-    setF64(keyTmp, k, f64At(key, from + p));
-    setI32(orderTmp, k, i32At(order, from + p));
+  return src;
+}
+
+/**
+ * Insertion-sorts the positions sorted[0..size) by their full bits (stable); false, leaving
+ * them part sorted, once past `cap` moves.
+ */
+function settle(sorted: usize, size: i32, cap: i32): bool {
+  let moves = 0;
+  for (let k = 1; k < size; k++) {
+    const p = i32At(sorted, k);
+    const b = load<u64>(bits + ((<usize>p) << 3));
+    let i = k;
+    while (i > 0) {
+      const q = i32At(sorted, i - 1);
+      if (load<u64>(bits + ((<usize>q) << 3)) <= b) break;
+      setI32(sorted, i, q);
+      i--;
+    }
+    setI32(sorted, i, p);
+    moves += k - i;
+    if (moves > cap) return false;
   }
-  if (!strict) count += reverseEqualRuns(size);
-  memory.copy(key + ((<usize>from) << 3), keyTmp, (<usize>size) << 3);
-  memory.copy(order + ((<usize>from) << 2), orderTmp, (<usize>size) << 2);
-  return <f64>count;
+  return true;
 }
 
 /**
@@ -388,7 +431,8 @@ export function insertToCut(t: f64, segments: i32, cap: f64, below: f64): f64 {
       }
       // b passes each a: out of x order when a comes first in x (+1), back in order else (−1).
       const passed = j - i;
-      const ahead = i32x4.extract_lane(before, 0) + i32x4.extract_lane(before, 1) + i32x4.extract_lane(before, 2) + i32x4.extract_lane(before, 3);
+      const ahead =
+        i32x4.extract_lane(before, 0) + i32x4.extract_lane(before, 1) + i32x4.extract_lane(before, 2) + i32x4.extract_lane(before, 3);
       count += i64(2 * ahead - passed);
       moves += passed;
       while (i > from && f64At(key, i - 1) > k) {
@@ -409,6 +453,37 @@ export function insertToCut(t: f64, segments: i32, cap: f64, below: f64): f64 {
   }
   moved = <f64>moves;
   return <f64>count;
+}
+
+/**
+ * About how many moves insertToCut(t) would make, from `samples` points of each season
+ * spread over the order: a point's key at the order's cut is at most `reach` (|t − cut| times
+ * the widest x span) below that of any point that passes it on the way to t, so the points
+ * after it that pass it lie within that reach and are counted; their total, scaled up to
+ * all points, estimates the moves (all of them: every pair that crosses is counted once, at
+ * the point it passes).
+ */
+export function crossingsAhead(t: f64, reach: f64, segments: i32, samples: i32): f64 {
+  let total: f64 = 0;
+  for (let s = 0; s < segments; s++) {
+    const from = i32At(segFrom, s);
+    const to = i32At(segTo, s);
+    const size = to - from;
+    const taken = min(samples, size);
+    let ahead = 0;
+    for (let k = 0; k < taken; k++) {
+      const r = from + <i32>((<i64>(2 * k + 1) * <i64>size) / (2 * <i64>taken));
+      const a = i32At(order, r);
+      const ka = f64At(key, r);
+      const kt = f64At(y, a) - t * f64At(x, a);
+      for (let q = r + 1; q < to && f64At(key, q) - ka <= reach; q++) {
+        const b = i32At(order, q);
+        if (f64At(y, b) - t * f64At(x, b) < kt) ahead++;
+      }
+    }
+    total += (<f64>ahead * <f64>size) / <f64>taken;
+  }
+  return total;
 }
 
 /** The moves the last insertToCut made. */

@@ -153,6 +153,14 @@ export class KendallKernel {
   }
 
   /**
+   * About how many moves insertToCut(t) would make (a sample of `samples` points a season),
+   * `reach` being |t − the order's cut| times the widest span of x in a season.
+   */
+  crossingsAhead(t: number, reach: number, segments: number, samples: number): number {
+    return this.kernel.crossingsAhead(t, reach, segments, samples);
+  }
+
+  /**
    * Re-sorts order, sorted at a cut with `below` pairs below it, to the cut at t by
    * insertion (each of the first `segments` seasons alone; equal keys keep their order) and
    * returns the pairs the new order has out of x order (those below t, but for equal keys,

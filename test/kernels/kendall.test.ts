@@ -109,6 +109,37 @@ describe("KendallKernel", () => {
     }
   });
 
+  it("sorts keys that differ in all their bits by their top bits and insertion, and keys alike there on every digit", () => {
+    // Keys at a cut: y − t·x over float32 y, every mantissa bit in use.
+    const y = Array.from({ length: 1461 }, () => Math.fround(280 + 10 * random()));
+    checkSort(
+      y.map((v, i) => v - 1.7e-4 * i),
+      0,
+      1461,
+      true,
+    );
+    // One far key, and the rest equal in their top 24 differing bits: insertion would
+    // move them ~n²/4 times, so the sort takes every digit instead.
+    const clustered = Array.from({ length: 600 }, () => 1 + Math.floor(random() * 2 ** 20) * 2 ** -50);
+    checkSort([...clustered, 1e30, ...clustered.map((v) => -v)], 0, 1201, false);
+  });
+
+  it("estimates an insertion's moves, exactly when every point is sampled", () => {
+    for (let trial = 0; trial < 20; trial++) {
+      const n = 50 + Math.floor(random() * 300);
+      const y = Array.from({ length: n }, (_, i) => Math.fround(10 + 0.01 * i + 3 * random()));
+      const [t0, t1] = [(random() - 0.5) * 0.05, (random() - 0.5) * 0.05];
+      const k = seriesAt(y, t0);
+      k.order.forEach((p, i) => (k.key[i] = y[p] - t0 * p));
+      const reach = Math.abs(t1 - t0) * (n - 1);
+      const every = k.crossingsAhead(t1, reach, 1, n);
+      const sampled = k.crossingsAhead(t1, reach, 1, 16);
+      const { moves } = k.insertToCut(t1, 1, Infinity, below(y, t0));
+      assert.equal(every, moves, `trial ${trial}`);
+      assert.ok(Number.isFinite(sampled) && sampled >= 0);
+    }
+  });
+
   it("inserts from one cut to another, counting the pairs out of x order there, or gives up past its cap", () => {
     for (let trial = 0; trial < 40; trial++) {
       const n = 20 + Math.floor(random() * 200);
