@@ -409,6 +409,7 @@ function kendallPixel(setup: FitSetup, order: Int32Array, xs: Float64Array): Pix
   if (setup.model.type === "MANN-KENDALL") {
     return (y, valid, m, out) => {
       if (m < MIN_KENDALL_VALUES) return false;
+      if (m === n) return write(mannKendall(xs, y, n, scratch), out); // every value valid: nothing to compact
       let r = 0;
       for (let i = 0; i < n; i++) {
         if (!valid[i]) continue;
