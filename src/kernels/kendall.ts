@@ -180,13 +180,16 @@ export class KendallKernel {
     return this.kernel.listCrossings(t, segments, limit);
   }
 
-  /** The values of ranks low ≤ high among candidates[0..count), by selection in O(count); reorders them. */
+  /**
+   * The values of ranks low ≤ high (high ≤ low + 1) among candidates[0..count), by a radix
+   * select in O(count) (−0 counted as 0); leaves candidates overwritten.
+   */
   selectRanks(count: number, low: number, high: number): { lower: number; upper: number } {
     this.kernel.selectRanks(count, low, high);
     return { lower: this.kernel.ranked(0), upper: this.kernel.ranked(1) };
   }
 
-  /** The median of candidates[0..count) (the mean of the two middle ones when count is even; NaN for none); reorders them. */
+  /** The median of candidates[0..count) (the mean of the two middle ones when count is even; NaN for none); overwrites them. */
   medianOfCandidates(count: number): number {
     if (count === 0) return NaN;
     const k = count >> 1;

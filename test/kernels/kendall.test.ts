@@ -229,4 +229,27 @@ describe("KendallKernel", () => {
       assert.deepEqual(ranks, { lower: sorted[low], upper: sorted[low + 1] }, `ranks ${low}`);
     }
   });
+
+  it("selects any two neighbouring ranks of doubles of both signs, ties, zeros, extreme magnitudes, against a sort", () => {
+    for (let trial = 0; trial < 400; trial++) {
+      const n = 1 + Math.floor(random() * (trial % 10 === 0 ? 5000 : 400));
+      const kind = trial % 5;
+      const values = Array.from({ length: n }, () => {
+        const r = random();
+        if (kind === 0) return (r - 0.5) * 1e-3; // slopes: full mantissas, both signs
+        if (kind === 1) return Math.round((r - 0.5) * 6); // many ties
+        if (kind === 2) return r < 0.3 ? 0 : r < 0.5 ? -0 : Math.fround(r - 0.7);
+        if (kind === 3) return (r < 0.5 ? -1 : 1) * 2 ** Math.floor(r * 2000 - 1000);
+        return 7.25; // all equal
+      });
+      // -0 and 0 are the same slope: compare as numbers.
+      const sorted = values.map((v) => v + 0).sort((a, b) => a - b);
+      const low = trial % 7 === 0 ? 0 : trial % 7 === 1 ? Math.max(0, n - 2) : Math.floor(random() * Math.max(1, n - 1));
+      const high = Math.min(n - 1, low + (trial % 3 === 0 ? 0 : 1));
+      const k = new KendallKernel(0, n);
+      k.candidates.set(values);
+      const { lower, upper } = k.selectRanks(n, low, high);
+      assert.ok(lower === sorted[low] && upper === sorted[high], `trial ${trial}: ranks ${low}, ${high} of ${n}: ${lower}, ${upper}`);
+    }
+  });
 });
