@@ -613,7 +613,7 @@ export function selectRanks(count: i32, low: i32, high: i32): void {
 
 /** The f64 whose order-preserving bits (see sortCount) are b. */
 function valueOfBits(b: u64): f64 {
-  return reinterpret<f64>(b >> 63 ? b & 0x7fffffffffffffff : ~b);
+  return reinterpret<f64>(b >> 63 ? b ^ 0x8000000000000000 : ~b);
 }
 
 let rankedLow: f64 = 0;
