@@ -1,7 +1,7 @@
 /**
- * The kernel arena places arrays after a module's static data: the kendall kernel's Math
- * tables (log and exp, for its selection's sample bounds) are written into the memory when
- * the module is instantiated, and an array over them would overwrite them. A chunk decoded
+ * The kernel arena places arrays after a module's static data: data a module writes into
+ * the memory when it is instantiated (AssemblyScript's Math tables, say) would be
+ * overwritten by an array placed over it. A chunk decoded
  * into a kernel's run is unshuffled by the kernel's SIMD loop: against the shuffle filter's
  * definition (byte k of element i stored at k·n + i, bytes past whole elements in place).
  */
@@ -14,17 +14,26 @@ import { WASM_BASE64 as LINEAR_SUMS } from "../../src/kernels/linearSums.wasm.js
 
 describe("KernelArena", () => {
   it("places arrays after the module's static data, and makes room for them", () => {
-    const { arena, placed } = KernelArena.create(kernelModule("kendall", WASM_BASE64), (space) => [
+    const { arena, placed } = KernelArena.create(new WebAssembly.Module(moduleWithStaticData()), (space) => [
       space.allocate(Float64Array, 1000),
       space.allocate(Int32Array, 70_000),
     ]);
-    const staticEnd: number = arena.exports.heapBase();
-    assert.ok(staticEnd > 1024, `the kendall kernel has static data (ends at ${staticEnd})`);
-    assert.ok(placed[0].byteOffset >= staticEnd);
+    assert.equal(arena.exports.heapBase(), STATIC_END);
+    assert.ok(placed[0].byteOffset >= STATIC_END);
     assert.ok(placed[1].byteOffset >= placed[0].byteOffset + placed[0].byteLength);
     assert.equal(placed[0].byteOffset % 16, 0);
     assert.ok(placed[1].byteOffset + placed[1].byteLength <= placed[1].buffer.byteLength);
     assert.ok(arena.holds(placed[1]));
+    placed[0].fill(-1);
+    placed[1].fill(-1);
+    const data = new Uint8Array(placed[0].buffer, 1024, STATIC_END - 1024);
+    assert.ok(
+      data.every((b) => b === 0xab),
+      "the static data is intact",
+    );
+    // Our kernels keep none at present: their arrays start at the default 1024.
+    const kendall = KernelArena.create(kernelModule("kendall", WASM_BASE64), (space) => space.allocate(Float64Array, 8));
+    assert.ok(kendall.placed.byteOffset >= kendall.arena.exports.heapBase());
   });
 
   it("unshuffles into a kernel's run with its SIMD loop, as the filter defines, and declines what it cannot", () => {
@@ -68,3 +77,48 @@ describe("KernelArena", () => {
     assert.equal(unshuffleIntoKernel(new Uint8Array(20_004), 4, bytes.subarray(0, 20_004)), false);
   });
 });
+
+/** Where the static data of moduleWithStaticData ends (it fills 1024 up to here with 0xab). */
+const STATIC_END = 5120;
+
+/**
+ * A WebAssembly module (assembled here, byte by byte) that imports its memory as Strata's
+ * kernels do, writes 4096 bytes of static data at offset 1024 when instantiated, and exports
+ * heapBase returning where that data ends.
+ */
+function moduleWithStaticData(): Uint8Array {
+  const name = (text: string) => [text.length, ...Buffer.from(text)];
+  const section = (id: number, content: number[]) => [id, ...leb128(content.length), ...content];
+  const i32Const = (value: number) => [0x41, ...leb128Signed(value)];
+  const data = new Array<number>(STATIC_END - 1024).fill(0xab);
+  return Uint8Array.from([
+    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+    ...section(1, [1, 0x60, 0, 1, 0x7f]), // one type: () -> i32
+    ...section(2, [1, ...name("env"), ...name("memory"), 0x02, 0x00, 1]), // env.memory, 1 page at least
+    ...section(3, [1, 0]), // one function, of type 0
+    ...section(7, [1, ...name("heapBase"), 0x00, 0]),
+    ...section(10, [1, ...leb128(1 + i32Const(STATIC_END).length + 1), 0, ...i32Const(STATIC_END), 0x0b]),
+    ...section(11, [1, 0, ...i32Const(1024), 0x0b, ...leb128(data.length), ...data]),
+  ]);
+}
+
+function leb128(value: number): number[] {
+  const out: number[] = [];
+  do {
+    const byte = value & 0x7f;
+    value >>>= 7;
+    out.push(value ? byte | 0x80 : byte);
+  } while (value);
+  return out;
+}
+
+function leb128Signed(value: number): number[] {
+  const out: number[] = [];
+  for (;;) {
+    const byte = value & 0x7f;
+    value >>= 7;
+    const done = (value === 0 && (byte & 0x40) === 0) || (value === -1 && (byte & 0x40) !== 0);
+    out.push(done ? byte : byte | 0x80);
+    if (done) return out;
+  }
+}
