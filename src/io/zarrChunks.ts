@@ -177,7 +177,8 @@ function chunkKeyOf(keys: ArrayMetadata["chunk_key_encoding"]): ((coords: readon
 /**
  * Each row of the block's region at `from` of `extent`, with its offset in the block, its
  * offset in the chunk (both C order) and its length: to copy the region into a chunk buffer,
- * or back out of one.
+ * or back out of one. Rows that follow each other in both come as one run (a chunk that is
+ * a whole slice of the block is one copy, or one part of a vectored read, not 360).
  */
 function eachRow(
   chunkShape: readonly number[],
@@ -190,6 +191,7 @@ function eachRow(
   const row = extent[nd - 1];
   const rows = combinationCount(extent.slice(0, -1));
   const at = new Array<number>(nd).fill(0); // the row's index within the region; the last stays 0
+  let [runSrc, runDst, runLength] = [0, 0, 0];
   for (let r = 0; r < rows; r++) {
     let src = 0;
     let dst = 0;
@@ -197,12 +199,17 @@ function eachRow(
       src = src * blockShape[d] + from[d] + at[d];
       dst = dst * chunkShape[d] + at[d];
     }
-    copy(src, dst, row);
+    if (runLength > 0 && src === runSrc + runLength && dst === runDst + runLength) runLength += row;
+    else {
+      if (runLength > 0) copy(runSrc, runDst, runLength);
+      [runSrc, runDst, runLength] = [src, dst, row];
+    }
     for (let d = nd - 2; d >= 0; d--) {
       if (++at[d] < extent[d]) break;
       at[d] = 0;
     }
   }
+  if (runLength > 0) copy(runSrc, runDst, runLength);
 }
 
 /** Zarr v3 writes non-finite fill values as strings. */
