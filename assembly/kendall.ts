@@ -213,21 +213,8 @@ export function summarize(segments: i32): bool {
 export function sortCount(from: i32, to: i32, strict: bool): f64 {
   const size = to - from;
   if (size < 2) return 0;
-  // Order-preserving unsigned bits (negatives flipped whole, positives with the sign set),
-  // and which bits differ between keys: float32 data leave the low 29 bits zero, and a
-  // series' keys mostly share their exponent.
-  let all: u64 = ~(<u64>0);
-  let any: u64 = 0;
-  for (let i = 0; i < size; i++) {
-    let v = f64At(key, from + i);
-    if (v == 0) v = 0; // -0 sorts with +0
-    let b = reinterpret<u64>(v);
-    b = b >> 63 ? ~b : b | 0x8000000000000000;
-    store<u64>(bits + ((<usize>i) << 3), b);
-    all &= b;
-    any |= b;
-  }
-  const differ = all ^ any;
+  // Float32 data leave the low 29 bits zero, and a series' keys mostly share their exponent.
+  const differ = toOrderedBits(key + ((<usize>from) << 3), bits, size);
   const end: u64 = differ == 0 ? 0 : 64 - clz(differ);
   const low: u64 = differ == 0 ? 0 : ctz(differ);
   // Keys at a cut other than 0 differ in all their bits (seven digits): sorted by their top
@@ -246,6 +233,26 @@ export function sortCount(from: i32, to: i32, strict: bool): f64 {
   memory.copy(key + ((<usize>from) << 3), keyTmp, (<usize>size) << 3);
   memory.copy(order + ((<usize>from) << 2), orderTmp, (<usize>size) << 2);
   return <f64>count;
+}
+
+/**
+ * The order-preserving unsigned bits of the f64 values[0..count) into out[0..count) (which
+ * may be values itself): negatives flipped whole, positives with the sign set, −0 as 0.
+ * Returns the bits in which any two of them differ.
+ */
+function toOrderedBits(values: usize, out: usize, count: i32): u64 {
+  let all: u64 = ~(<u64>0);
+  let any: u64 = 0;
+  for (let i = 0; i < count; i++) {
+    let v = load<f64>(values + ((<usize>i) << 3));
+    if (v == 0) v = 0;
+    let b = reinterpret<u64>(v);
+    b = b >> 63 ? ~b : b | 0x8000000000000000;
+    store<u64>(out + ((<usize>i) << 3), b);
+    all &= b;
+    any |= b;
+  }
+  return all ^ any;
 }
 
 /**
@@ -541,18 +548,7 @@ export function listCrossings(t: f64, segments: i32, limit: f64): f64 {
  * selection it replaced took 10 ns a candidate in its partitions' branches). −0 counts as 0.
  */
 export function selectRanks(count: i32, low: i32, high: i32): void {
-  let all: u64 = ~(<u64>0);
-  let any: u64 = 0;
-  for (let i = 0; i < count; i++) {
-    let v = f64At(candidates, i);
-    if (v == 0) v = 0;
-    let b = reinterpret<u64>(v);
-    b = b >> 63 ? ~b : b | 0x8000000000000000;
-    store<u64>(candidates + ((<usize>i) << 3), b);
-    all &= b;
-    any |= b;
-  }
-  const differ = all ^ any;
+  const differ = toOrderedBits(candidates, candidates, count);
   let size = count;
   let lo = low;
   let hi = high;
@@ -611,7 +607,7 @@ export function selectRanks(count: i32, low: i32, high: i32): void {
   rankedHigh = valueOfBits(load<u64>(candidates + ((<usize>hi) << 3)));
 }
 
-/** The f64 whose order-preserving bits (see sortCount) are b. */
+/** The f64 whose order-preserving bits (toOrderedBits) are b. */
 function valueOfBits(b: u64): f64 {
   return reinterpret<f64>(b >> 63 ? b ^ 0x8000000000000000 : ~b);
 }
