@@ -1,15 +1,17 @@
 /**
  * The loops of the Mann-Kendall test and Sen's slope on long series (src/analysis/kendall.ts,
  * through src/kernels/kendall.ts): a stable sort that counts the pairs it reverses, the
- * insertion from one cut's order to a nearby one (counting, or listing the pairs' slopes),
- * and a cut's keys. The same f64 operations in the same order as the JavaScript they
- * replaced, so counts and slopes are the same to the bit; the caller keeps the logic.
+ * insertion from one cut's order to a nearby one (counting, or listing the pairs' slopes)
+ * and an estimate of its moves, a cut's keys, and the selection of the middle slopes. The
+ * counts and slopes are those of the JavaScript they replaced, to the bit; the caller keeps
+ * the logic.
  *
  * Memory is the caller's (imported), the arrays bound once (bind) as byte offsets: the
  * series x, y (f64), a cut's keys key and a listing's keyTmp (f64), the points in key order
  * order and orderTmp (i32), the seasons' [segFrom, segTo) (i32), the radix sort's bits (u64)
  * and positions (two i32 arrays), its digit counts (256 i32), the Fenwick tree (i32, n + 1),
- * the bitset of placed points (placed, u64, BITSET_WORDS), the listed slopes (candidates, f64, `capacity` of them) and a series' summary (f64 × 12).
+ * the bitset of placed points (placed, u64, BITSET_WORDS), the listed slopes (candidates,
+ * f64, `capacity` of them) and a series' summary (f64 × 12).
  */
 
 export { heapBase } from "./lib/heap";
@@ -542,10 +544,11 @@ export function listCrossings(t: f64, segments: i32, limit: f64): f64 {
 /**
  * The ranks low ≤ high (high ≤ low + 1) of candidates[0..count) into ranked(0) and
  * ranked(1); leaves candidates as order-preserving bits, part of them moved. A radix select:
- * the values' bits counted 8 at a time from the top bit in which any differ, only the
- * buckets holding the two ranks kept, until few are left to sort by insertion; about 3
- * passes over the candidates and no data-dependent branch in them (the Floyd-Rivest
- * selection it replaced took 10 ns a candidate in its partitions' branches). −0 counts as 0.
+ * the values' bits counted 8 at a time from the top bit in which any differ, only the bucket
+ * holding both ranks kept (ranks in two buckets are the largest of one and the smallest of
+ * the next), until few are left to sort by insertion; about 3 passes over the candidates and
+ * no data-dependent branch in them (the Floyd-Rivest selection it replaced took 10 ns a
+ * candidate in its partitions' branches). −0 counts as 0.
  */
 export function selectRanks(count: i32, low: i32, high: i32): void {
   const differ = toOrderedBits(candidates, candidates, count);

@@ -319,7 +319,7 @@ function longSeriesKendall(
   state.maxSpanX = maxSpanX;
   state.orderCut = 0; // the kernel's order is the y order: the exact cut at 0, ties in x order
   state.orderBelow = decreasing;
-  state.density = NaN; // measured afresh for each series, by the insertions its cuts make
+  state.density = NaN; // measured afresh for each series by its cuts: an insertion's moves, or two cuts' counts
   state.pivot = sxx > 0 && Number.isFinite(sxy / sxx) ? sxy / sxx : 0;
   return result(score, variance, minStepX === Infinity ? NaN : senSlope(scratch, equalXRuns, decreasing, tiedPairs));
 }
