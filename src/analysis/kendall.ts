@@ -283,8 +283,8 @@ function pairByPairKendall(
  * order, extreme magnitudes), left to pairByPairKendall.
  *
  * S = pairs − tied pairs − 2·(pairs in decreasing order), the last counted by a sort that
- * counts inversions (the kendall kernel's radix sort and Fenwick tree), which also sorts the
- * values for Var(S).
+ * counts inversions (the kendall kernel's radix sort and its count of reversed pairs),
+ * which also sorts the values for Var(S).
  */
 function longSeriesKendall(
   x: ArrayLike<number>,
