@@ -86,12 +86,12 @@ const STATIC_END = 5120;
  * kernels do, writes 4096 bytes of static data at offset 1024 when instantiated, and exports
  * heapBase returning where that data ends.
  */
-function moduleWithStaticData(): Uint8Array {
+function moduleWithStaticData(): Uint8Array<ArrayBuffer> {
   const name = (text: string) => [text.length, ...Buffer.from(text)];
   const section = (id: number, content: number[]) => [id, ...leb128(content.length), ...content];
   const i32Const = (value: number) => [0x41, ...leb128Signed(value)];
   const data = new Array<number>(STATIC_END - 1024).fill(0xab);
-  return Uint8Array.from([
+  return new Uint8Array([
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
     ...section(1, [1, 0x60, 0, 1, 0x7f]), // one type: () -> i32
     ...section(2, [1, ...name("env"), ...name("memory"), 0x02, 0x00, 1]), // env.memory, 1 page at least
