@@ -268,11 +268,7 @@ function radixSort(from: u64, end: u64, differ: u64, size: i32): usize {
   for (let i = 0; i < size; i++) setI32(src, i, i);
   for (let shift = from; shift < end; shift += DIGIT_BITS) {
     if (((differ >> shift) & 255) == 0) continue;
-    memory.fill(counts, 0, BUCKETS * 4);
-    for (let i = 0; i < size; i++) {
-      const at = counts + ((<usize>(<i32>((load<u64>(bits + ((<usize>i) << 3)) >> shift) & 255))) << 2);
-      store<i32>(at, load<i32>(at) + 1);
-    }
+    countDigits(bits, size, shift);
     let sum = 0;
     for (let d = 0; d < BUCKETS; d++) {
       const c = i32At(counts, d);
@@ -291,6 +287,15 @@ function radixSort(from: u64, end: u64, differ: u64, size: i32): usize {
     dst = swap;
   }
   return src;
+}
+
+/** counts[d] = how many of the u64 values[0..size) have the 8-bit digit d at `shift`. */
+function countDigits(values: usize, size: i32, shift: u64): void {
+  memory.fill(counts, 0, BUCKETS * 4);
+  for (let i = 0; i < size; i++) {
+    const at = counts + ((<usize>(<i32>((load<u64>(values + ((<usize>i) << 3)) >> shift) & 255))) << 2);
+    store<i32>(at, load<i32>(at) + 1);
+  }
 }
 
 /**
@@ -560,11 +565,7 @@ export function selectRanks(count: i32, low: i32, high: i32): void {
   let top = differ == 0 ? 0 : <i32>(64 - clz(differ));
   while (size > SORTED_SELECTION && top > 0) {
     const shift = <u64>max(top - <i32>DIGIT_BITS, 0);
-    memory.fill(counts, 0, BUCKETS * 4);
-    for (let i = 0; i < size; i++) {
-      const at = counts + ((<usize>(<i32>((load<u64>(candidates + ((<usize>i) << 3)) >> shift) & 255))) << 2);
-      store<i32>(at, load<i32>(at) + 1);
-    }
+    countDigits(candidates, size, shift);
     // The buckets of the two ranks, and how many lie below the first.
     let below = 0;
     let first = 0;
