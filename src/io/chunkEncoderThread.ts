@@ -34,8 +34,8 @@ parentPort!.on("message", async (request: EncodeRequest) => {
     try {
       writeFileSync(request.path, encoded);
     } catch (e) {
-      // The chunk's directory (a time step's, say) is made by its first chunk, here: on the
-      // job's thread 1461 mkdirs cost a daily cube's pass most of a second.
+      // Keys separated by "/" nest chunks in directories, made by their first chunk, here
+      // (off the job's thread). Strata's own outputs separate by "." and have none.
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
       mkdirSync(dirname(request.path), { recursive: true });
       writeFileSync(request.path, encoded);

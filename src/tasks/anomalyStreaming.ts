@@ -86,8 +86,8 @@ function groupCount(v: Variable, plan: AnomalyPlan): number {
  * evenly (in multiples of 16, for the overview levels): 1100 columns as three chunks of 368
  * rather than 512 + 512 + 76, whose fill a raw store (context.compression NONE) would write
  * out. A band's rows whole when they hold no more than a TILE × TILE tile's values: a
- * 360 × 720 grid is one chunk a day, not two (half the files and directories to create, 9 %
- * of the zstd anomaly of the bench cube). One slice of each dimension, but for a small grid
+ * 360 × 720 grid is one chunk a day, not two (half the files to create, 9 % of the zstd
+ * anomaly of the bench cube). One slice of each dimension, but for a small grid
  * (no overview levels) several time steps, up to a tile's values: a 4 × 5 grid's 1096 days
  * were 1096 files of 80 bytes. The time steps of a chunk divide the walk's runs, so a run
  * (one share's) is whole chunks and shares never write the same chunk.
@@ -95,7 +95,7 @@ function groupCount(v: Variable, plan: AnomalyPlan): number {
 export function streamedChunks(v: Variable, plan: AnomalyStreamPlan): number[] {
   const { width, height } = plan.window;
   const rows = Math.min(plan.bandRows, TILE);
-  const columns = width <= TILE || rows * width <= TILE * TILE ? width : Math.ceil(width / Math.ceil(width / TILE) / 16) * 16;
+  const columns = rows * width <= TILE * TILE ? width : Math.ceil(width / Math.ceil(width / TILE) / 16) * 16;
   const [first] = plan.runs[v.name];
   const step = first[1] - first[0];
   // The largest divisor of the runs' length whose time steps fit a tile's values.
