@@ -124,19 +124,26 @@ describe("KendallKernel", () => {
     checkSort([...clustered, 1e30, ...clustered.map((v) => -v)], 0, 1201, false);
   });
 
-  it("estimates an insertion's moves, exactly when every point is sampled", () => {
+  it("estimates an insertion's moves from the pairs that cross ahead of sampled points, all of them when every point is sampled", () => {
     for (let trial = 0; trial < 20; trial++) {
       const n = 50 + Math.floor(random() * 300);
       const y = Array.from({ length: n }, (_, i) => Math.fround(10 + 0.01 * i + 3 * random()));
       const [t0, t1] = [(random() - 0.5) * 0.05, (random() - 0.5) * 0.05];
       const k = seriesAt(y, t0);
+      const order = orderAt(y, t0);
       k.order.forEach((p, i) => (k.key[i] = y[p] - t0 * p));
+      // By definition: the points after order[r] in t0's order whose key at t1 is below its own.
+      const ahead = (r: number) => order.slice(r + 1).filter((q) => y[q] - t1 * q < y[order[r]] - t1 * order[r]).length;
       const reach = Math.abs(t1 - t0) * (n - 1);
-      const every = k.crossingsAhead(t1, reach, 1, n);
-      const sampled = k.crossingsAhead(t1, reach, 1, 16);
-      const { moves } = k.insertToCut(t1, 1, Infinity, below(y, t0));
-      assert.equal(every, moves, `trial ${trial}`);
-      assert.ok(Number.isFinite(sampled) && sampled >= 0);
+      let crossing = 0;
+      for (let r = 0; r < n; r++) crossing += ahead(r);
+      assert.equal(k.crossingsAhead(t1, reach, 1, n), crossing, `trial ${trial}: every point`);
+      // 16 samples at positions ⌊(2s + 1)·n / 32⌋, scaled up by n / 16.
+      let sampled = 0;
+      for (let s = 0; s < 16; s++) sampled += ahead(Math.floor(((2 * s + 1) * n) / 32));
+      assert.equal(k.crossingsAhead(t1, reach, 1, 16), (sampled * n) / 16, `trial ${trial}: 16 samples`);
+      // Without ties the crossings are the moves of an insertion to t1.
+      assert.equal(k.insertToCut(t1, 1, Infinity, below(y, t0)).moves, crossing, `trial ${trial}: moves`);
     }
   });
 
