@@ -6,6 +6,8 @@ import Feature from "ol/Feature.js";
 import Map from "ol/Map.js";
 import View from "ol/View.js";
 import { defaults as defaultControls } from "ol/control/defaults.js";
+import type { Coordinate } from "ol/coordinate.js";
+import { boundingExtent } from "ol/extent.js";
 import { fromExtent } from "ol/geom/Polygon.js";
 import DragBox from "ol/interaction/DragBox.js";
 import VectorLayer from "ol/layer/Vector.js";
@@ -43,8 +45,12 @@ export function ExtentPicker(props: { id: string; edges: Edges; onChange(edges: 
     });
     const dragBox = new DragBox({ condition: () => true });
     dragBox.setActive(false);
-    dragBox.on("boxend", () => {
-      const [w, s, e, n] = transformExtent(dragBox.getGeometry().getExtent(), "EPSG:3857", "EPSG:4326");
+    // From the press to the release: the box's own geometry ends at the last drag event
+    // OpenLayers handled, which can fall short of where the pointer was let go.
+    let start: Coordinate = [0, 0];
+    dragBox.on("boxstart", (event) => (start = event.coordinate));
+    dragBox.on("boxend", (event) => {
+      const [w, s, e, n] = transformExtent(boundingExtent([start, event.coordinate]), "EPSG:3857", "EPSG:4326");
       onChange.current({ west: round(Math.max(-180, w)), south: round(s), east: round(Math.min(180, e)), north: round(n) });
       setDrawing(false);
     });
