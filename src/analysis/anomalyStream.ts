@@ -18,9 +18,9 @@ import type { BlockSink } from "./subset.js";
 export type AnomalyStreamPlan = AnomalyPlan &
   StreamShape & {
     /**
-     * Keep the input's values in the output's chunks during pass 0 (BlockSink.keepBlock) and
-     * read them back in pass 1 instead of decoding the input again: for outputs stored raw
-     * whose type is the input's (the tasks decide).
+     * Keep the input's values in the sink during pass 0 (BlockSink.keepBlock) and read them
+     * back in pass 1 instead of decoding the input again: for outputs whose type is the
+     * input's (the tasks decide). A run pass 1 does not find kept is read from the input.
      */
     readonly keepInput?: boolean;
   };
@@ -45,9 +45,9 @@ export type StreamWalk = RunWalk;
 
 /**
  * Pass 0 of a unit: this share's sums of its runs, and with plan.keepInput its runs kept in
- * `sink` where pass 1 writes their anomalies (`kept`: every run was; else pass 1 reads the input).
+ * `sink` for pass 1 (those it cannot keep, pass 1 reads from the input).
  * @example
- * const { moments, kept } = await accumulateUnit(cube, plan, unit, { share }, sink);
+ * const moments = await accumulateUnit(cube, plan, unit, { share }, sink);
  */
 export async function accumulateUnit(
   cube: Cube,
@@ -55,7 +55,7 @@ export async function accumulateUnit(
   unit: StreamUnit,
   walk: StreamWalk = {},
   sink?: BlockSink,
-): Promise<{ moments: GroupMoments; kept: boolean }> {
+): Promise<GroupMoments> {
   const v = variableNamed(cube, unit.variable);
   const groups = groupsOf(v, plan);
   const P = unit.band.width * unit.band.height;
@@ -64,15 +64,15 @@ export async function accumulateUnit(
   const values = P * Math.max(...runs.map(([a, b]) => b - a));
   const moments = new GroupMoments({ groups: G, pixels: P, withSd: plan.method === "Z_SCORE" }, { values, pixelType: v.pixelType });
   const nodata = v.nodata ?? NaN;
-  let kept = !!plan.keepInput && !!sink?.keepBlock;
+  const keep = plan.keepInput ? sink?.keepBlock?.bind(sink) : undefined;
   await eachRun(v, runs, unit.dims, unit.band, { ...walk, arrays: (length) => moments.runArray(length) }, async (t0, slab) => {
     moments.addRun(slab, groups, t0, nodata);
-    if (kept) {
+    if (keep) {
       const { start, shape } = unitBlock(v, unit, t0, slab.length / P);
-      kept = await sink!.keepBlock!(v.name, start, { data: slab, shape });
+      await keep(v.name, start, { data: slab, shape });
     }
   });
-  return { moments, kept };
+  return moments;
 }
 
 /** Where a run of a unit's slices (t0 and on) stands in the output: its start and shape. */
@@ -97,7 +97,7 @@ export interface ReferenceSource {
 /**
  * Pass 1 of a unit: x against the unit's reference, written to `sink`; `reference` reads the
  * merged pass-0 sums finished, or for EXTERNAL_RASTER is undefined (the reference cube is read).
- * With `kept`, x comes back from the sink where pass 0 kept it, not from the input.
+ * With plan.keepInput, x comes back from the sink where pass 0 kept it (else from the input).
  */
 export async function applyUnit(
   cube: Cube,
@@ -106,7 +106,7 @@ export async function applyUnit(
   reference: ReferenceSource | undefined,
   sink: BlockSink,
   statistics: StatisticsAccumulator,
-  walk: StreamWalk & { readonly referenceCube?: Cube; readonly kept?: boolean } = {},
+  walk: StreamWalk & { readonly referenceCube?: Cube } = {},
 ): Promise<void> {
   const v = variableNamed(cube, unit.variable);
   const groups = groupsOf(v, plan);
@@ -114,7 +114,7 @@ export async function applyUnit(
   const nodata = v.nodata ?? NaN;
   const type = anomalyPixelType(v.pixelType) === "F64" ? "F64" : "F32";
   const runs = plan.runs[v.name];
-  const source = walk.kept ? keptRuns(v, unit, sink) : undefined;
+  const source = plan.keepInput ? keptRuns(v, unit, sink) : undefined;
   const write = async (t0: number, out: Float32Array | Float64Array) => {
     const { start, shape } = unitBlock(v, unit, t0, out.length / P);
     walk.signal?.throwIfAborted();
@@ -151,15 +151,17 @@ export async function applyUnit(
   });
 }
 
-/** A unit's runs as pass 0 kept them in the sink (eachRun's source). */
+/**
+ * A unit's runs as pass 0 kept them in the sink (eachRun's source); a run it could not keep,
+ * or one taken already by a run of this pass that failed and is run again, from the input.
+ */
 function keptRuns(v: Variable, unit: StreamUnit, sink: BlockSink): (selection: Selection) => Promise<Slab> {
   const t = timeAxis(v);
   return async (selection) => {
     const [t0, t1] = selection.dims![t];
     const { start, shape } = unitBlock(v, unit, t0, t1 - t0);
     const data = await sink.readKept?.(v.name, start, shape, selection.into);
-    if (!data) throw new Error(`the values of ${v.name} kept between passes could not be read back`);
-    return { data, shape };
+    return data ? { data, shape } : v.read(selection);
   };
 }
 

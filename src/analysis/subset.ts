@@ -15,11 +15,14 @@ export interface BlockSink {
    */
   writeBlock(variable: string, start: readonly number[], slab: Slab): Promise<void>;
   /**
-   * Keep `slab` where writeBlock will later write over it, for reading back with readKept
-   * between passes; false when the sink cannot (then nothing was written).
+   * Keep `slab` for a later pass to read back with readKept; false when the sink cannot
+   * (then nothing was kept).
    */
   keepBlock?(variable: string, start: readonly number[], slab: Slab): Promise<boolean>;
-  /** A block kept by keepBlock, read back (into `into` when given); undefined when it cannot be. */
+  /**
+   * A block kept by keepBlock, read back (into `into` when given) and no longer kept;
+   * undefined when it is not kept (never, or read back already).
+   */
   readKept?(variable: string, start: readonly number[], shape: readonly number[], into?: TypedArray): Promise<TypedArray | undefined>;
 }
 

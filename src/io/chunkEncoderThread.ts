@@ -34,8 +34,9 @@ parentPort!.on("message", async (request: EncodeRequest) => {
     try {
       writeFileSync(request.path, encoded);
     } catch (e) {
-      // Keys separated by "/" nest chunks in directories, made by their first chunk, here
-      // (off the job's thread). Strata's own outputs separate by "." and have none.
+      // A directory made by its first chunk, here (off the job's thread): chunks kept between
+      // passes (io/zarrChunks.ts keep), and keys separated by "/", which nest chunks in
+      // directories (Strata's own outputs separate by ".").
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
       mkdirSync(dirname(request.path), { recursive: true });
       writeFileSync(request.path, encoded);

@@ -7,7 +7,7 @@
  * write; for the blocks the analyses write (whole chunks nearly always) that was a fifth of
  * an anomaly's time. Any other block, or an array encoded otherwise, is left to zarrita.
  */
-import { open, readFile } from "node:fs/promises";
+import { open, readFile, unlink } from "node:fs/promises";
 import { endianness } from "node:os";
 import { join } from "node:path";
 import { combinationAt, combinationCount } from "../cube/combinations.js";
@@ -17,7 +17,7 @@ import { typedArrayFor } from "./raw.js";
 import { ZARR_NUMERIC_DTYPES } from "./zarrRead.js";
 import { chunkEncoder } from "./chunkEncoder.js";
 
-/** Output chunks read back at once (pass 1 of a raw anomaly reads what pass 0 kept). */
+/** Kept chunks read back at once (pass 1 of an anomaly reads what pass 0 kept). */
 const READ_BACK_CONCURRENCY = 4;
 /** Buffers per vectored read (Linux's IOV_MAX). */
 const MAX_READ_PARTS = 1024;
@@ -31,14 +31,19 @@ export interface ChunkWriter {
   tryWrite(start: readonly number[], slab: Slab): Promise<boolean>;
   /** Wait until every chunk handed over so far is written (or failed); throws the first failure. */
   flush(): Promise<void>;
-  /** Whether chunks are stored as their raw values (no compression), so readBack can take them. */
-  readonly raw: boolean;
   /**
-   * The block of `shape` at `start`, as written earlier and flushed, read back from raw chunks
-   * (into `into` when given): for a job that keeps the input's values in its own output
-   * between passes. Undefined when the chunks are not raw or the block is not whole chunks.
+   * Keep `slab` as tryWrite would write it, but as raw values and apart from the array's
+   * chunks (in the writer's kept directory), for a later pass to take back with takeKept
+   * instead of decoding its input again; false, with nothing written, where tryWrite would
+   * be false or the writer has no kept directory.
    */
-  readBack(start: readonly number[], shape: readonly number[], into?: TypedArray): Promise<TypedArray | undefined>;
+  keep(start: readonly number[], slab: Slab): Promise<boolean>;
+  /**
+   * The block of `shape` at `start` as keep kept it (and flush wrote it), read into `into`
+   * when given, its files then removed; undefined when any of its chunks is not kept (never
+   * kept, or taken already: a pass run again reads its input instead).
+   */
+  takeKept(start: readonly number[], shape: readonly number[], into?: TypedArray): Promise<TypedArray | undefined>;
 }
 
 interface ArrayMetadata {
@@ -53,12 +58,13 @@ interface ArrayMetadata {
 /**
  * A direct writer for the array at `arrayDir` when it is encoded as Strata writes (bytes
  * little-endian, then zstd or nothing) on a little-endian machine with v3's default chunk
- * keys or v2's (see chunkKeyOf); else undefined.
+ * keys or v2's (see chunkKeyOf); else undefined. Blocks kept (keep) go to `keptDir`, under
+ * the same keys; without it nothing is kept.
  * @example
  * const direct = await openChunkWriter("/data/x.zarr/tas");
  * if (!(await direct?.tryWrite([0, 0, 0], slab))) await zarr.set(...);
  */
-export async function openChunkWriter(arrayDir: string): Promise<ChunkWriter | undefined> {
+export async function openChunkWriter(arrayDir: string, keptDir?: string): Promise<ChunkWriter | undefined> {
   const meta = JSON.parse(await readFile(join(arrayDir, "zarr.json"), "utf8")) as ArrayMetadata;
   const dtype = ZARR_NUMERIC_DTYPES[meta.data_type];
   const chunkKey = chunkKeyOf(meta.chunk_key_encoding);
@@ -88,18 +94,51 @@ export async function openChunkWriter(arrayDir: string): Promise<ChunkWriter | u
   let failure: Error | undefined;
   const isWhole = (start: readonly number[], count: readonly number[]) =>
     count.every((n, d) => start[d] % chunk[d] === 0 && (n % chunk[d] === 0 || start[d] + n === shape[d]));
-  const fileOf = (coords: readonly number[]) => join(arrayDir, chunkKey(coords));
+  /** Where a chunk's file is, in `dir`. */
+  const fileOf = (dir: string, coords: readonly number[]) => join(dir, chunkKey(coords));
   /** Where a vectored read puts the bytes of a chunk that fall outside the block. */
   let skip: Uint8Array | undefined;
+
+  /** The block's chunks cut from `slab` into the encoder's buffers and handed over, to `dir`, encoded at `chunkLevel`. */
+  const writeChunks = async (dir: string, start: readonly number[], slab: Slab, chunkLevel: number | null): Promise<boolean> => {
+    if (failure) throw failure;
+    const count = slab.shape;
+    if (!isWhole(start, count) || slab.data.constructor !== Chunk) return false;
+    const chunksAlong = count.map((n, d) => Math.ceil(n / chunk[d]));
+    const chunks = combinationCount(chunksAlong);
+    for (let k = 0; k < chunks; k++) {
+      const at = combinationAt(k, chunksAlong);
+      const from = at.map((i, d) => i * chunk[d]);
+      const extent = from.map((f, d) => Math.min(chunk[d], count[d] - f));
+      const file = fileOf(
+        dir,
+        at.map((i, d) => start[d] / chunk[d] + i),
+      );
+      const buffer = await encoder.buffer(chunkBytes);
+      const target = new Chunk(buffer, 0, values);
+      if (extent.some((e, d) => e < chunk[d])) target.fill(fill);
+      eachRow(chunk, count, from, extent, (src, dst, row) => target.set(slab.data.subarray(src, src + row) as never, dst));
+      const write = encoder.write(file, buffer, chunkBytes, chunkLevel).catch((e: Error) => {
+        failure ??= e;
+      });
+      writes.add(write);
+      void write.finally(() => writes.delete(write));
+    }
+    return true;
+  };
+
   return {
-    raw: level === null,
-    async readBack(start, count, into) {
-      if (level !== null || !isWhole(start, count)) return undefined;
+    tryWrite: (start, slab) => writeChunks(arrayDir, start, slab, level),
+    keep: async (start, slab) => keptDir !== undefined && writeChunks(keptDir, start, slab, null),
+    async takeKept(start, count, into) {
+      if (keptDir === undefined || !isWhole(start, count)) return undefined;
       const block = into?.constructor === Chunk ? into : typedArrayFor(dtype, combinationCount(count));
       const size = block.BYTES_PER_ELEMENT;
       skip ??= new Uint8Array(chunkBytes);
       const sink = skip;
       const chunksAlong = count.map((n, d) => Math.ceil(n / chunk[d]));
+      const files: string[] = [];
+      let missing = false;
       // A few chunks at once: one after another, each open, read and close waited its turn
       // in libuv's pool, and a pass reading a cube's chunks back waited seconds in all.
       const chunks = Array.from({ length: combinationCount(chunksAlong) }, (_, k) => combinationAt(k, chunksAlong));
@@ -115,44 +154,33 @@ export async function openChunkWriter(arrayDir: string): Promise<ChunkWriter | u
           parts.push(new Uint8Array(block.buffer, block.byteOffset + src * size, row * size));
           placed = (dst + row) * size;
         });
-        const file = await open(fileOf(at.map((i, d) => start[d] / chunk[d] + i)), "r");
+        const path = fileOf(
+          keptDir,
+          at.map((i, d) => start[d] / chunk[d] + i),
+        );
+        const file = await open(path, "r").catch((e: NodeJS.ErrnoException) => {
+          if (e.code !== "ENOENT") throw e;
+          missing = true;
+        });
+        if (!file) return;
+        files.push(path);
         try {
           for (let i = 0, position = 0; i < parts.length; i += MAX_READ_PARTS) {
             const group = parts.slice(i, i + MAX_READ_PARTS);
             const wanted = group.reduce((n, part) => n + part.length, 0);
             const { bytesRead } = await file.readv(group, position);
-            if (bytesRead !== wanted) throw new Error(`an output chunk read back ${position + bytesRead} bytes of ${chunkBytes}`);
+            if (bytesRead !== wanted) throw new Error(`a kept chunk read back ${position + bytesRead} bytes of ${chunkBytes}`);
             position += wanted;
           }
         } finally {
           await file.close();
         }
       });
+      if (missing) return undefined;
+      // Taken: a kept block is read once. Removed in the background (its pages need never
+      // reach the disk); whatever is left goes with the kept directory when the store is finished.
+      for (const path of files) void unlink(path).catch(() => {});
       return block;
-    },
-    async tryWrite(start, slab) {
-      if (failure) throw failure;
-      const count = slab.shape;
-      if (!isWhole(start, count) || slab.data.constructor !== Chunk) return false;
-      const chunksAlong = count.map((n, d) => Math.ceil(n / chunk[d]));
-      const chunks = combinationCount(chunksAlong);
-      for (let k = 0; k < chunks; k++) {
-        const at = combinationAt(k, chunksAlong);
-        const from = at.map((i, d) => i * chunk[d]);
-        const extent = from.map((f, d) => Math.min(chunk[d], count[d] - f));
-        const coords = at.map((i, d) => start[d] / chunk[d] + i);
-        const file = fileOf(coords);
-        const buffer = await encoder.buffer(chunkBytes);
-        const target = new Chunk(buffer, 0, values);
-        if (extent.some((e, d) => e < chunk[d])) target.fill(fill);
-        eachRow(chunk, count, from, extent, (src, dst, row) => target.set(slab.data.subarray(src, src + row) as never, dst));
-        const write = encoder.write(file, buffer, chunkBytes, level).catch((e: Error) => {
-          failure ??= e;
-        });
-        writes.add(write);
-        void write.finally(() => writes.delete(write));
-      }
-      return true;
     },
     async flush() {
       await Promise.all(writes);

@@ -8,7 +8,7 @@
  * so the store can be listed over HTTP, with Zarr v2 metadata for the same chunks beside it
  * (io/zarrV2Metadata.ts) for readers without v3 (GDAL 3.6, zarr-python 2).
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { FileSystemStore } from "@zarrita/storage";
 import * as zarr from "zarrita";
@@ -82,6 +82,9 @@ const CODECS: Record<OutputCompression, readonly object[]> = {
  * "0/0/0" keys; readers take the encoding from each array's metadata.
  */
 const CHUNK_KEYS = { name: "v2", configuration: { separator: "." } } as const;
+
+/** The directory of a store under construction where blocks wait between passes (BlockWriter.keepBlock). */
+const KEPT_DIR = "strata-kept";
 
 export type VariableSpec = Pick<Variable, "name" | "description" | "unit" | "pixelType" | "nodata" | "dimensions" | "attributes"> & {
   /**
@@ -171,7 +174,7 @@ export async function createZarrWriter(
       codecs,
     });
     arrays.set(v.name, arr);
-    direct.set(v.name, await openChunkWriter(join(path, arrayKey(v.name))));
+    direct.set(v.name, await openChunkWriter(join(path, arrayKey(v.name)), keptDir(path, v.name)));
     created.push(arrayKey(v.name));
   }
 
@@ -191,11 +194,13 @@ export async function createZarrWriter(
       if (!(await direct.get(name)?.tryWrite(start, slab))) await setBlock(arr, start, slab);
       await writeLevels(levelWriters, name, start, slab, spatialShape, nodata.get(name));
     },
-    keepBlock: async (name, start, slab) => keepIn(direct.get(name), start, slab),
-    readKept: async (name, start, shape, into) => direct.get(name)?.readBack(start, shape, into),
+    keepBlock: async (name, start, slab) => (await direct.get(name)?.keep(start, slab)) ?? false,
+    readKept: async (name, start, shape, into) => direct.get(name)?.takeKept(start, shape, into),
     flush,
     async finish(attributes) {
       await flush();
+      // What no pass took back (a block read from the input instead) is not part of the store.
+      await rm(join(path, KEPT_DIR), { recursive: true, force: true });
       for (const level of levelWriters) await level.finish();
       await consolidate(path, created, attributes ? jsonSafe(attributes) : {});
     },
@@ -247,19 +252,25 @@ export interface BlockWriter {
    */
   writeBlock(variable: string, start: readonly number[], slab: Slab): Promise<void>;
   /**
-   * Keep `slab` in the variable's chunks until it is overwritten by writeBlock (no overview
-   * levels): false, with nothing written, unless the chunks are stored raw (context.compression
-   * NONE) and the slab is whole chunks of the variable's type. Read back with readKept after flush.
+   * Keep `slab`'s raw values in the store, apart from its arrays, for a later pass to read
+   * back with readKept (after flush) instead of decoding its input again: false, with nothing
+   * kept, unless the slab is whole chunks of the variable's type. A kept block that is never
+   * read back is removed when the store is finished.
    */
   keepBlock(variable: string, start: readonly number[], slab: Slab): Promise<boolean>;
-  /** A block kept by keepBlock (and flushed), read back into `into` when given; undefined when it cannot be. */
+  /**
+   * A block kept by keepBlock, read back into `into` when given, and removed (it is read
+   * once); undefined when it is not kept (any more): a pass run again after a failure finds
+   * some blocks taken and reads them from its input.
+   */
   readKept(variable: string, start: readonly number[], shape: readonly number[], into?: TypedArray): Promise<TypedArray | undefined>;
   /** Wait for every block handed over to be written; throws the first failure. Always call it before the store is committed or removed. */
   flush(): Promise<void>;
 }
 
-async function keepIn(writer: ChunkWriter | undefined, start: readonly number[], slab: Slab): Promise<boolean> {
-  return !!writer?.raw && (await writer.tryWrite(start, slab));
+/** Where a store keeps a variable's blocks between passes (BlockWriter.keepBlock): apart from its arrays, removed by finish. */
+function keptDir(path: string, name: string): string {
+  return join(path, KEPT_DIR, arrayKey(name));
 }
 
 /** Flush every direct chunk writer, all of them even when one fails, then throw the first failure. */
@@ -298,14 +309,14 @@ export async function openBlockWriter(path: string): Promise<BlockWriter> {
   const directOf = (name: string) => {
     let writer = direct.get(name);
     if (!writer) {
-      writer = openChunkWriter(join(path, arrayKey(name)));
+      writer = openChunkWriter(join(path, arrayKey(name)), keptDir(path, name));
       direct.set(name, writer);
     }
     return writer;
   };
   return {
-    keepBlock: async (name, start, slab) => keepIn(await directOf(name), start, slab),
-    readKept: async (name, start, shape, into) => (await directOf(name))?.readBack(start, shape, into),
+    keepBlock: async (name, start, slab) => (await (await directOf(name))?.keep(start, slab)) ?? false,
+    readKept: async (name, start, shape, into) => (await directOf(name))?.takeKept(start, shape, into),
     async writeBlock(name, start, slab) {
       const writer = directOf(name);
       if (!(await (await writer)?.tryWrite(start, slab))) {

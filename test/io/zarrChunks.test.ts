@@ -55,6 +55,12 @@ async function pair(
   return { viaZarrita: await make("a"), direct: await make("b"), path: join(dir, name) };
 }
 
+/** Polls `done` until it holds (what a writer removes in the background). */
+async function waitUntil(done: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200 && !(await done()); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.ok(await done(), "in time");
+}
+
 async function files(path: string): Promise<Map<string, Buffer>> {
   const out = new Map<string, Buffer>();
   for (const entry of await readdir(path, { recursive: true, withFileTypes: true })) {
@@ -182,24 +188,61 @@ describe("whole chunks written directly", () => {
     assert.deepEqual(Array.from((await zarr.get(direct, null)).data as Float32Array), Array.from(data));
   });
 
-  it("read raw chunks back into the block: whole slices, pairs of them with a partial last one, tiles cut at the edges", async () => {
+  it("keep blocks raw apart from the array (zstd or not) and take them back once: whole slices, pairs of them with a partial last one, tiles cut at the edges", async () => {
     const data = Float32Array.from({ length: 90 }, (_, i) => i / 7);
     // Chunks of whole slices, of two slices (the last partial) and 4 x 4 tiles (partial at both edges).
-    for (const [name, chunks] of [
-      ["slices", [1, 5, 6]],
-      ["pairs", [2, 5, 6]],
-      ["tiles", [1, 4, 4]],
+    for (const [name, chunks, codecs] of [
+      ["slices", [1, 5, 6], CODECS],
+      ["pairs", [2, 5, 6], [CODECS[0]]],
+      ["tiles", [1, 4, 4], CODECS],
     ] as const) {
-      const { path } = await pair(`back-${name}`, [3, 5, 6], [...chunks], "float32", undefined, [CODECS[0]]);
-      const writer = (await openChunkWriter(join(path, "b")))!;
-      assert.equal(await writer.tryWrite([0, 0, 0], { data, shape: [3, 5, 6] }), true);
+      const { path } = await pair(`back-${name}`, [3, 5, 6], [...chunks], "float32", undefined, codecs);
+      const kept = join(path, "kept-b");
+      const writer = (await openChunkWriter(join(path, "b"), kept))!;
+      assert.equal(await writer.keep([0, 0, 0], { data, shape: [3, 5, 6] }), true);
       await writer.flush();
+      assert.deepEqual([...(await files(join(path, "b"))).keys()], [], `${name}: the array's chunks are not written`);
+      const raw = await files(kept);
+      assert.equal(
+        raw.size,
+        [3, 5, 6].reduce((n, extent, d) => n * Math.ceil(extent / chunks[d]), 1),
+        name,
+      );
+      for (const bytes of raw.values())
+        assert.equal(bytes.length, 4 * chunks.reduce((n: number, c) => n * c, 1), `${name}: a kept chunk is its raw values`);
+
       const into = new Float32Array(90).fill(-1);
-      assert.equal(await writer.readBack([0, 0, 0], [3, 5, 6], into), into, name);
+      assert.equal(await writer.takeKept([0, 0, 0], [3, 5, 6], into), into, name);
       assert.deepEqual(Array.from(into), Array.from(data), name);
-      const fresh = await writer.readBack([0, 0, 0], [3, 5, 6]);
+      await waitUntil(async () => (await files(kept)).size === 0);
+      assert.equal(await writer.takeKept([0, 0, 0], [3, 5, 6]), undefined, `${name}: taken once`);
+
+      await writer.keep([0, 0, 0], { data, shape: [3, 5, 6] });
+      await writer.flush();
+      const fresh = await writer.takeKept([0, 0, 0], [3, 5, 6]);
       assert.deepEqual(Array.from(fresh!), Array.from(data), `${name}, no array given`);
     }
+  });
+
+  it("take nothing back when a chunk of the block is not kept, or where nothing may be kept", async () => {
+    const data = Float32Array.from({ length: 90 }, (_, i) => i / 7);
+    const { path } = await pair("back-missing", [3, 5, 6], [1, 5, 6]);
+    const kept = join(path, "kept-b");
+    const writer = (await openChunkWriter(join(path, "b"), kept))!;
+    await writer.keep([0, 0, 0], { data, shape: [3, 5, 6] });
+    await writer.flush();
+    await rm(join(kept, "c", "1", "0", "0"));
+    assert.equal(await writer.takeKept([0, 0, 0], [3, 5, 6], new Float32Array(90)), undefined);
+    assert.deepEqual(
+      Array.from((await writer.takeKept([2, 0, 0], [1, 5, 6]))!),
+      Array.from(data.subarray(60)),
+      "the other chunks stay kept",
+    );
+    assert.equal(await writer.keep([0, 1, 0], { data: data.subarray(0, 24), shape: [1, 4, 6] }), false, "not whole chunks");
+
+    const without = (await openChunkWriter(join(path, "b")))!;
+    assert.equal(await without.keep([0, 0, 0], { data, shape: [3, 5, 6] }), false, "no kept directory");
+    assert.equal(await without.takeKept([0, 0, 0], [3, 5, 6]), undefined);
   });
 
   it("leave arrays encoded otherwise to zarrita", async () => {
