@@ -6,6 +6,7 @@
  * a fast producer waits rather than queueing the output in memory.
  */
 import type { Worker } from "node:worker_threads";
+import { chunkWriteFailure } from "./chunkFile.js";
 import type { EncodeAnswer, EncodeRequest } from "./chunkEncoderThread.js";
 import { startModuleThread } from "./thread.js";
 
@@ -21,6 +22,11 @@ export interface ChunkEncoder {
    * rejects with the fs error's code.
    */
   write(path: string, buffer: ArrayBuffer, length: number, level: number | null): Promise<void>;
+  /**
+   * Whether every place is taken (buffer would wait), once the answers that have come in are
+   * taken: a caller with nothing else to do may encode and write a chunk itself meanwhile.
+   */
+  behind(): Promise<boolean>;
 }
 
 /**
@@ -57,7 +63,7 @@ function startEncoder(): ChunkEncoder {
       inHand--;
       if (pending.size === 0) started.unref(); // idle: let the process exit
       waiting.shift()?.();
-      if (error) request.reject(new Error(`an output chunk could not be written (${error})`));
+      if (error) request.reject(chunkWriteFailure(error));
       else request.resolve();
     });
     started.on("error", (e) => {
@@ -75,6 +81,12 @@ function startEncoder(): ChunkEncoder {
   thread();
 
   return {
+    async behind() {
+      if (inHand < IN_FLIGHT) return false;
+      // The encoder's answers are messages: let those that have arrived free their places.
+      await new Promise((resolve) => setImmediate(resolve));
+      return inHand >= IN_FLIGHT;
+    },
     async buffer(bytes) {
       while (inHand >= IN_FLIGHT) await new Promise<void>((resolve) => waiting.push(resolve));
       inHand++;

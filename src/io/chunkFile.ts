@@ -1,0 +1,30 @@
+/**
+ * Writing one output chunk's file, on whichever thread has it encoded: the chunk encoder's
+ * (io/chunkEncoderThread.ts), or the job's own when the encoder is behind (io/zarrChunks.ts).
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+
+/** Write `bytes` as the file at `path`, making its directory when missing. */
+export function writeChunkFile(path: string, bytes: Uint8Array): void {
+  try {
+    writeFileSync(path, bytes);
+  } catch (e) {
+    // A directory made by its first chunk, here: chunks kept between passes (io/zarrChunks.ts
+    // keep), and keys separated by "/", which nest chunks in directories (Strata's own
+    // outputs separate by ".").
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, bytes);
+  }
+}
+
+/** What a failed write is reported as: `code`, an fs error code such as ENOSPC (never a path). */
+export function chunkWriteFailure(code: string): Error {
+  return new Error(`an output chunk could not be written (${code})`);
+}
+
+/** The fs error code of a failed write, or a generic reason. */
+export function writeErrorCode(e: unknown): string {
+  return (e as NodeJS.ErrnoException).code ?? "the encoder failed";
+}
