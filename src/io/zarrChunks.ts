@@ -1,12 +1,12 @@
 /**
  * Whole chunks of a Zarr v3 array written directly: a block that covers whole chunks (or
  * reaches the array's edge) is cut into chunks, each encoded as Strata creates its arrays
- * (bytes little-endian, then zstd) and written under its key by the chunk encoder's thread
- * (io/chunkEncoder.ts, which makes the chunk's directory) while the caller goes on, or by
- * the caller's thread when the encoder is behind (io/chunkFile.ts writes either way). zarrita's
- * `set` allocates every chunk, copies it element by element and makes its directory at every
- * write; for the blocks the analyses write (whole chunks nearly always) that was a fifth of
- * an anomaly's time. Any other block, or an array encoded otherwise, is left to zarrita.
+ * (bytes little-endian, then zstd) and written under its key (io/chunkFile.ts, which makes
+ * the chunk's directory) by the chunk encoder's thread (io/chunkEncoder.ts) while the caller
+ * goes on, or by the caller's thread when the encoder is behind. zarrita's `set` allocates
+ * every chunk, copies it element by element and makes its directory at every write; for the
+ * blocks the analyses write (whole chunks nearly always) that was a fifth of an anomaly's
+ * time. Any other block, or an array encoded otherwise, is left to zarrita.
  */
 import { closeSync, openSync, readvSync, unlinkSync } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -102,7 +102,10 @@ export async function openChunkWriter(arrayDir: string, keptDir?: string): Promi
   /** A chunk this thread encodes itself (writeChunks). */
   let own: ArrayBuffer | undefined;
 
-  /** The block's chunks cut from `slab` into the encoder's buffers and handed over, to `dir`, encoded at `chunkLevel`. */
+  /**
+   * The block's chunks, encoded at `chunkLevel`, into `dir`: each cut from `slab` into a
+   * buffer handed to the encoder, or encoded and written here when the encoder is behind.
+   */
   const writeChunks = async (dir: string, start: readonly number[], slab: Slab, chunkLevel: number | null): Promise<boolean> => {
     if (failure) throw failure;
     const count = slab.shape;

@@ -35,7 +35,7 @@ export type AnomalyWalk = TaskWalk<AnomalyPlan & Pick<AnomalyStreamPlan, "keepIn
  * budget (perThread), so the accumulators' budget shrinks with it. A mean method whose output
  * is of the input's type keeps the input's values raw beside the output between its passes
  * (BlockSink.keepBlock), so the input is decoded once, not twice: on the bench's daily cube
- * (NetCDF-4, zlib) the zstd anomaly took 7.0-7.1 s against 8.1-9.6 s decoding it again, and
+ * (NetCDF-4, zlib) the zstd anomaly took 6.3-7.1 s against 7.1-7.7 s decoding it again, and
  * reading the kept values back beat reading even a NetCDF-3 copy again (7.1 against 7.7 s).
  * @example
  * const walk = chooseAnomalyWalk(cube, plan);

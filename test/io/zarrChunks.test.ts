@@ -55,12 +55,6 @@ async function pair(
   return { viaZarrita: await make("a"), direct: await make("b"), path: join(dir, name) };
 }
 
-/** Polls `done` until it holds (what a writer removes in the background). */
-async function waitUntil(done: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200 && !(await done()); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  assert.ok(await done(), "in time");
-}
-
 async function files(path: string): Promise<Map<string, Buffer>> {
   const out = new Map<string, Buffer>();
   for (const entry of await readdir(path, { recursive: true, withFileTypes: true })) {
@@ -214,7 +208,7 @@ describe("whole chunks written directly", () => {
       const into = new Float32Array(90).fill(-1);
       assert.equal(await writer.takeKept([0, 0, 0], [3, 5, 6], into), into, name);
       assert.deepEqual(Array.from(into), Array.from(data), name);
-      await waitUntil(async () => (await files(kept)).size === 0);
+      assert.equal((await files(kept)).size, 0, `${name}: its files removed`);
       assert.equal(await writer.takeKept([0, 0, 0], [3, 5, 6]), undefined, `${name}: taken once`);
 
       await writer.keep([0, 0, 0], { data, shape: [3, 5, 6] });
