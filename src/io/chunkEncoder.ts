@@ -3,30 +3,28 @@
  * computing while its last blocks are encoded: zstd and the file writes were a quarter of a
  * streamed anomaly's time on the job's thread. Chunk buffers travel to the encoder and back
  * (transferred, not copied) and are reused; at most IN_FLIGHT chunks are in hand at once, so
- * a fast producer waits rather than queueing the output in memory.
+ * a fast producer waits rather than queueing the output in memory; or, when the chunk is to
+ * be compressed, compresses and writes it itself (a daily zstd anomaly's second pass kept
+ * the encoder busy and the job's thread idle a third of the time).
  */
 import type { Worker } from "node:worker_threads";
-import { chunkWriteFailure } from "./chunkFile.js";
+import { chunkWriteFailure, writeChunkFile, writeErrorCode } from "./chunkFile.js";
 import type { EncodeAnswer, EncodeRequest } from "./chunkEncoderThread.js";
 import { startModuleThread } from "./thread.js";
+import { loadZstd, zstdEncodeLoaded } from "./zstdCodec.js";
 
 /** Chunks handed to the encoder and not yet written, at most (a few megabytes). */
 const IN_FLIGHT = 8;
 
 export interface ChunkEncoder {
-  /** A buffer of at least `bytes` bytes to fill with a chunk; waits while IN_FLIGHT chunks are in hand. */
-  buffer(bytes: number): Promise<ArrayBuffer>;
   /**
-   * Compress the first `length` bytes of `buffer` (taken over: do not touch it again) at zstd
-   * `level` (null: store them as they are) and write them to `path`; resolves once written,
-   * rejects with the fs error's code.
+   * A chunk of `bytes` bytes, which `fill` writes into the buffer it is given (it may not
+   * keep it), compressed at zstd `level` (null: stored as it is) and written to `path`.
+   * Resolves once `fill` has run (waiting while IN_FLIGHT chunks are in hand, unless the
+   * chunk is compressed on this thread meanwhile) to `written`, which resolves once the file
+   * is written and rejects with chunkWriteFailure's error (an fs code, never a path).
    */
-  write(path: string, buffer: ArrayBuffer, length: number, level: number | null): Promise<void>;
-  /**
-   * Whether every place is taken (buffer would wait), once the answers that have come in are
-   * taken: a caller with nothing else to do may encode and write a chunk itself meanwhile.
-   */
-  behind(): Promise<boolean>;
+  put(path: string, bytes: number, level: number | null, fill: (buffer: ArrayBuffer) => void): Promise<{ written: Promise<void> }>;
 }
 
 /**
@@ -35,9 +33,8 @@ export interface ChunkEncoder {
  * before the first chunk is written; it holds the process open only while chunks are in hand.
  * @example
  * const encoder = chunkEncoder();
- * const buffer = await encoder.buffer(chunk.byteLength);
- * new Uint8Array(buffer).set(chunk);
- * await encoder.write("/data/x.zarr/tas/0.0.0", buffer, chunk.byteLength, 1);
+ * const { written } = await encoder.put("/data/x.zarr/tas/0.0.0", chunk.byteLength, 1, (b) => new Uint8Array(b).set(chunk));
+ * await written;
  */
 export function chunkEncoder(): ChunkEncoder {
   return (shared ??= startEncoder());
@@ -80,27 +77,41 @@ function startEncoder(): ChunkEncoder {
   };
   thread();
 
+  /** Whether every place is taken, once the encoder's answers that have arrived (messages) are taken in. */
+  const behind = async (): Promise<boolean> => {
+    if (inHand < IN_FLIGHT) return false;
+    await new Promise((resolve) => setImmediate(resolve));
+    return inHand >= IN_FLIGHT;
+  };
+  /** The buffer a chunk compressed on this thread is filled in (filled and compressed with no wait between). */
+  let own: ArrayBuffer | undefined;
+
   return {
-    async behind() {
-      if (inHand < IN_FLIGHT) return false;
-      // The encoder's answers are messages: let those that have arrived free their places.
-      await new Promise((resolve) => setImmediate(resolve));
-      return inHand >= IN_FLIGHT;
-    },
-    async buffer(bytes) {
+    async put(path, bytes, level, fill) {
+      if (level !== null && (await behind())) {
+        await loadZstd();
+        if (!own || own.byteLength < bytes) own = new ArrayBuffer(bytes);
+        fill(own);
+        try {
+          writeChunkFile(path, zstdEncodeLoaded(new Uint8Array(own, 0, bytes), level));
+          return { written: Promise.resolve() };
+        } catch (e) {
+          return { written: Promise.reject(chunkWriteFailure(writeErrorCode(e))) };
+        }
+      }
       while (inHand >= IN_FLIGHT) await new Promise<void>((resolve) => waiting.push(resolve));
       inHand++;
       const i = free.findIndex((b) => b.byteLength >= bytes);
-      return i >= 0 ? free.splice(i, 1)[0] : new ArrayBuffer(bytes);
-    },
-    write(path, buffer, length, level) {
+      const buffer = i >= 0 ? free.splice(i, 1)[0] : new ArrayBuffer(bytes);
+      fill(buffer);
       const id = nextId++;
       const w = thread();
       w.ref();
-      return new Promise<void>((resolve, reject) => {
+      const written = new Promise<void>((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        w.postMessage({ id, path, buffer, length, level } satisfies EncodeRequest, [buffer]);
+        w.postMessage({ id, path, buffer, length: bytes, level } satisfies EncodeRequest, [buffer]);
       });
+      return { written };
     },
   };
 }

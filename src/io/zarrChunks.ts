@@ -1,12 +1,12 @@
 /**
  * Whole chunks of a Zarr v3 array written directly: a block that covers whole chunks (or
  * reaches the array's edge) is cut into chunks, each encoded as Strata creates its arrays
- * (bytes little-endian, then zstd) and written under its key (io/chunkFile.ts, which makes
- * the chunk's directory) by the chunk encoder's thread (io/chunkEncoder.ts) while the caller
- * goes on, or by the caller's thread when the encoder is behind. zarrita's `set` allocates
- * every chunk, copies it element by element and makes its directory at every write; for the
- * blocks the analyses write (whole chunks nearly always) that was a fifth of an anomaly's
- * time. Any other block, or an array encoded otherwise, is left to zarrita.
+ * (bytes little-endian, then zstd) and written under its key by the chunk encoder
+ * (io/chunkEncoder.ts: on a thread of its own while the caller goes on, or on the caller's
+ * when that thread is behind; io/chunkFile.ts makes the chunk's directory). zarrita's `set`
+ * allocates every chunk, copies it element by element and makes its directory at every
+ * write; for the blocks the analyses write (whole chunks nearly always) that was a fifth of
+ * an anomaly's time. Any other block, or an array encoded otherwise, is left to zarrita.
  */
 import { closeSync, openSync, readvSync, unlinkSync } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -17,8 +17,6 @@ import type { Slab, TypedArray } from "../cube/types.js";
 import { typedArrayFor } from "./raw.js";
 import { ZARR_NUMERIC_DTYPES } from "./zarrRead.js";
 import { chunkEncoder } from "./chunkEncoder.js";
-import { chunkWriteFailure, writeChunkFile, writeErrorCode } from "./chunkFile.js";
-import { zstdEncode } from "./zstdCodec.js";
 
 /** Buffers per vectored read (Linux's IOV_MAX). */
 const MAX_READ_PARTS = 1024;
@@ -99,13 +97,8 @@ export async function openChunkWriter(arrayDir: string, keptDir?: string): Promi
   const fileOf = (dir: string, coords: readonly number[]) => join(dir, chunkKey(coords));
   /** Where a vectored read puts the bytes of a chunk that fall outside the block. */
   let skip: Uint8Array | undefined;
-  /** A chunk this thread encodes itself (writeChunks). */
-  let own: ArrayBuffer | undefined;
 
-  /**
-   * The block's chunks, encoded at `chunkLevel`, into `dir`: each cut from `slab` into a
-   * buffer handed to the encoder, or encoded and written here when the encoder is behind.
-   */
+  /** The block's chunks, each cut from `slab` and handed to the encoder, to be encoded at `chunkLevel` into `dir`. */
   const writeChunks = async (dir: string, start: readonly number[], slab: Slab, chunkLevel: number | null): Promise<boolean> => {
     if (failure) throw failure;
     const count = slab.shape;
@@ -120,27 +113,12 @@ export async function openChunkWriter(arrayDir: string, keptDir?: string): Promi
         dir,
         at.map((i, d) => start[d] / chunk[d] + i),
       );
-      /** The chunk's values cut from the slab into `buffer`. */
-      const cut = (buffer: ArrayBuffer) => {
+      const { written } = await encoder.put(file, chunkBytes, chunkLevel, (buffer) => {
         const target = new Chunk(buffer, 0, values);
         if (extent.some((e, d) => e < chunk[d])) target.fill(fill);
         eachRow(chunk, count, from, extent, (src, dst, row) => target.set(slab.data.subarray(src, src + row) as never, dst));
-        return new Uint8Array(buffer, 0, chunkBytes);
-      };
-      if (chunkLevel !== null && (await encoder.behind())) {
-        // Compressed and written here rather than waiting for the encoder (a daily zstd
-        // anomaly's second pass kept its thread busy and this one idle a third of the time).
-        own ??= new ArrayBuffer(chunkBytes);
-        try {
-          writeChunkFile(file, await zstdEncode(cut(own), chunkLevel));
-        } catch (e) {
-          failure ??= chunkWriteFailure(writeErrorCode(e));
-        }
-        continue;
-      }
-      const buffer = await encoder.buffer(chunkBytes);
-      cut(buffer);
-      const write = encoder.write(file, buffer, chunkBytes, chunkLevel).catch((e: Error) => {
+      });
+      const write = written.catch((e: Error) => {
         failure ??= e;
       });
       writes.add(write);

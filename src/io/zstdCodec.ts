@@ -46,6 +46,11 @@ export async function zstdEncode(bytes: Uint8Array, level: number): Promise<Uint
   return compress(bytes, level);
 }
 
+/** zstdEncode at once, once loadZstd has resolved (a caller that must not wait between filling `bytes` and compressing them). */
+export function zstdEncodeLoaded(bytes: Uint8Array, level: number): Uint8Array {
+  return compress(bytes, level);
+}
+
 /** The compressor's WebAssembly, loaded once (the encoder thread loads it as it starts). */
 export function loadZstd(): Promise<void> {
   return (loaded ??= init());
