@@ -1,6 +1,6 @@
 /**
  * Writing one output chunk's file, on whichever thread has it encoded: the chunk encoder's
- * (io/chunkEncoderThread.ts), or the job's own when the encoder is behind (io/zarrChunks.ts).
+ * (io/chunkEncoderThread.ts), or the job's own when that thread is behind (io/chunkEncoder.ts).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
