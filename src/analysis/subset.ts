@@ -5,15 +5,18 @@
  */
 import { combinationAt } from "../cube/combinations.js";
 import { type Cube, type Slab, type TypedArray, type Window, variableNamed } from "../cube/types.js";
+import type { ChunkSummaries } from "../io/chunkSummary.js";
 import { type Share, ownStepCount, ownsStep } from "./share.js";
 import { type Statistics, statisticsAccumulator } from "./statistics.js";
 
 export interface BlockSink {
   /**
    * Write `slab` at `start` (over [...dims, rows, cols] of the output variable). The caller
-   * may reuse the slab's array once this resolves.
+   * may reuse the slab's array once this resolves. With `summaries`, the sink may summarize
+   * the block's chunks where it encodes them (off the caller's thread): it resolves true when
+   * it handed every chunk's summary to `summaries.take`, else the caller summarizes the block.
    */
-  writeBlock(variable: string, start: readonly number[], slab: Slab): Promise<void>;
+  writeBlock(variable: string, start: readonly number[], slab: Slab, summaries?: ChunkSummaries): Promise<boolean | void>;
   /**
    * Keep `slab` for a later pass to read back with readKept; false when the sink cannot
    * (then nothing was kept).

@@ -5,26 +5,44 @@
  * (transferred, not copied) and are reused; at most IN_FLIGHT chunks are in hand at once, so
  * a fast producer waits rather than queueing the output in memory; or, when the chunk is to
  * be compressed, compresses and writes it itself (a daily zstd anomaly's second pass kept
- * the encoder busy and the job's thread idle a third of the time).
+ * the encoder busy and the job's thread idle a third of the time). Whichever thread encodes
+ * a chunk also summarizes it when asked (the output's statistics, io/chunkSummary.ts): in a
+ * raw anomaly they were a fifth of the job's thread, with the encoder's thread mostly idle.
  */
 import type { Worker } from "node:worker_threads";
 import { chunkWriteFailure, writeChunkFile, writeErrorCode } from "./chunkFile.js";
 import type { EncodeAnswer, EncodeRequest } from "./chunkEncoderThread.js";
+import { type ChunkSummaryRequest, chunkSummary } from "./chunkSummary.js";
 import { startModuleThread } from "./thread.js";
 import { loadZstd, zstdEncodeLoaded } from "./zstdCodec.js";
 
 /** Chunks handed to the encoder and not yet written, at most (a few megabytes). */
 const IN_FLIGHT = 8;
 
+/** How a chunk is written (ChunkEncoder.put). */
+export interface ChunkPut {
+  /** zstd's level; null stores the chunk as it is. */
+  readonly level: number | null;
+  /** The chunk's summary to compute where it is encoded (io/chunkSummary.ts). */
+  readonly summarize?: ChunkSummaryRequest;
+  /** Where in its file the chunk goes, the file otherwise left as it is (a kept block's chunks share one file); else the chunk is the whole file. */
+  readonly at?: number;
+}
+
 export interface ChunkEncoder {
   /**
    * A chunk of `bytes` bytes, which `fill` writes into the buffer it is given (it may not
-   * keep it), compressed at zstd `level` (null: stored as it is) and written to `path`.
-   * Resolves once `fill` has run (waiting while IN_FLIGHT chunks are in hand, unless the
-   * chunk is compressed on this thread meanwhile) to `written`, which resolves once the file
-   * is written and rejects with chunkWriteFailure's error (an fs code, never a path).
+   * keep it), encoded and written to `path` as `how` says. Resolves once `fill` has run
+   * (waiting while IN_FLIGHT chunks are in hand, unless the chunk is encoded on this thread
+   * meanwhile) to `written`, which resolves once the file is written and rejects with
+   * chunkWriteFailure's error (an fs code, never a path); and, when summarized, to `summary`.
    */
-  put(path: string, bytes: number, level: number | null, fill: (buffer: ArrayBuffer) => void): Promise<{ written: Promise<void> }>;
+  put(
+    path: string,
+    bytes: number,
+    fill: (buffer: ArrayBuffer) => void,
+    how: ChunkPut,
+  ): Promise<{ written: Promise<void>; summary?: Promise<unknown> }>;
 }
 
 /**
@@ -33,7 +51,7 @@ export interface ChunkEncoder {
  * before the first chunk is written; it holds the process open only while chunks are in hand.
  * @example
  * const encoder = chunkEncoder();
- * const { written } = await encoder.put("/data/x.zarr/tas/0.0.0", chunk.byteLength, 1, (b) => new Uint8Array(b).set(chunk));
+ * const { written } = await encoder.put("/data/x.zarr/tas/0.0.0", chunk.byteLength, (b) => new Uint8Array(b).set(chunk), { level: 1 });
  * await written;
  */
 export function chunkEncoder(): ChunkEncoder {
@@ -45,7 +63,7 @@ let shared: ChunkEncoder | undefined;
 function startEncoder(): ChunkEncoder {
   let worker: Worker | undefined;
   let nextId = 0;
-  const pending = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  const pending = new Map<number, { resolve: () => void; reject: (e: Error) => void; summarized?: Settle<unknown> }>();
   const free: ArrayBuffer[] = [];
   const waiting: (() => void)[] = [];
   let inHand = 0;
@@ -53,20 +71,25 @@ function startEncoder(): ChunkEncoder {
   const thread = (): Worker => {
     if (worker) return worker;
     const started = startModuleThread(import.meta.url, "chunkEncoderThread", undefined);
-    started.on("message", ({ id, buffer, error }: EncodeAnswer) => {
+    started.on("message", ({ id, buffer, error, summary, summaryError }: EncodeAnswer) => {
       const request = pending.get(id)!;
       pending.delete(id);
       if (free.length < IN_FLIGHT) free.push(buffer);
       inHand--;
       if (pending.size === 0) started.unref(); // idle: let the process exit
       waiting.shift()?.();
+      if (summaryError !== undefined) request.summarized?.reject(new Error(summaryError));
+      else request.summarized?.resolve(summary);
       if (error) request.reject(chunkWriteFailure(error));
       else request.resolve();
     });
     started.on("error", (e) => {
       // The chunks in hand are lost with the thread: fail their writers and free their places.
       inHand -= pending.size;
-      for (const request of pending.values()) request.reject(e);
+      for (const request of pending.values()) {
+        request.reject(e);
+        request.summarized?.reject(e);
+      }
       pending.clear();
       for (const wake of waiting.splice(0)) wake();
       worker = undefined;
@@ -87,16 +110,25 @@ function startEncoder(): ChunkEncoder {
   let own: ArrayBuffer | undefined;
 
   return {
-    async put(path, bytes, level, fill) {
-      if (level !== null && (await behind())) {
-        await loadZstd();
+    async put(path, bytes, fill, { level, summarize, at }) {
+      if (await behind()) {
+        if (level !== null) await loadZstd();
+        const summarizeOwn = summarize && (await chunkSummary(summarize));
+        // Filled, summarized and compressed with no wait between: `own` serves every chunk.
         if (!own || own.byteLength < bytes) own = new ArrayBuffer(bytes);
         fill(own);
+        let summary: Promise<unknown> | undefined;
         try {
-          writeChunkFile(path, zstdEncodeLoaded(new Uint8Array(own, 0, bytes), level));
-          return { written: Promise.resolve() };
+          summary = summarizeOwn && Promise.resolve(summarizeOwn(own, bytes));
         } catch (e) {
-          return { written: Promise.reject(chunkWriteFailure(writeErrorCode(e))) };
+          summary = Promise.reject(e as Error);
+        }
+        try {
+          const chunk = new Uint8Array(own, 0, bytes);
+          writeChunkFile(path, level === null ? chunk : zstdEncodeLoaded(chunk, level), at);
+          return { written: Promise.resolve(), summary };
+        } catch (e) {
+          return { written: Promise.reject(chunkWriteFailure(writeErrorCode(e))), summary };
         }
       }
       while (inHand >= IN_FLIGHT) await new Promise<void>((resolve) => waiting.push(resolve));
@@ -107,11 +139,18 @@ function startEncoder(): ChunkEncoder {
       const id = nextId++;
       const w = thread();
       w.ref();
+      let summarized: Settle<unknown> | undefined;
+      const summary = summarize && new Promise<unknown>((resolve, reject) => (summarized = { resolve, reject }));
       const written = new Promise<void>((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        w.postMessage({ id, path, buffer, length: bytes, level } satisfies EncodeRequest, [buffer]);
+        pending.set(id, { resolve, reject, summarized });
+        w.postMessage({ id, path, buffer, length: bytes, level, summarize, at } satisfies EncodeRequest, [buffer]);
       });
-      return { written };
+      return { written, summary };
     },
   };
+}
+
+interface Settle<T> {
+  resolve(value: T): void;
+  reject(e: Error): void;
 }

@@ -1,10 +1,11 @@
 /**
- * The chunk encoder's thread (io/chunkEncoder.ts): compresses each chunk it is handed with
- * zstd (unless its level is null) and writes it to its file (io/chunkFile.ts), then hands
- * the chunk's buffer back for reuse.
+ * The chunk encoder's thread (io/chunkEncoder.ts): summarizes each chunk it is handed when
+ * asked (io/chunkSummary.ts), compresses it with zstd (unless its level is null) and writes
+ * it to its file (io/chunkFile.ts), then hands the chunk's buffer back for reuse.
  */
 import { parentPort } from "node:worker_threads";
 import { writeChunkFile, writeErrorCode } from "./chunkFile.js";
+import { type ChunkSummaryRequest, chunkSummary } from "./chunkSummary.js";
 import { loadZstd, zstdEncode } from "./zstdCodec.js";
 
 export interface EncodeRequest {
@@ -14,6 +15,9 @@ export interface EncodeRequest {
   readonly length: number;
   /** zstd's level; null writes the bytes as they are. */
   readonly level: number | null;
+  readonly summarize?: ChunkSummaryRequest;
+  /** Where in its file the chunk goes (ChunkPut.at). */
+  readonly at?: number;
 }
 
 export interface EncodeAnswer {
@@ -21,17 +25,31 @@ export interface EncodeAnswer {
   readonly buffer: ArrayBuffer;
   /** Why the chunk was not written (an fs error code such as ENOSPC, never a path). */
   readonly error?: string;
+  /** The chunk's summary, when asked for; or why there is none (the summary's error's message). */
+  readonly summary?: unknown;
+  readonly summaryError?: string;
 }
 
 void loadZstd().catch(() => {}); // ahead of the first chunk; a failure shows there
 
 parentPort!.on("message", async (request: EncodeRequest) => {
   let error: string | undefined;
+  let summary: unknown;
+  let summaryError: string | undefined;
+  if (request.summarize) {
+    try {
+      summary = (await chunkSummary(request.summarize))(request.buffer, request.length);
+    } catch (e) {
+      summaryError = (e as Error).message;
+    }
+  }
   try {
     const bytes = new Uint8Array(request.buffer, 0, request.length);
-    writeChunkFile(request.path, request.level === null ? bytes : await zstdEncode(bytes, request.level));
+    writeChunkFile(request.path, request.level === null ? bytes : await zstdEncode(bytes, request.level), request.at);
   } catch (e) {
     error = writeErrorCode(e);
   }
-  parentPort!.postMessage({ id: request.id, buffer: request.buffer, error } satisfies EncodeAnswer, [request.buffer]);
+  parentPort!.postMessage({ id: request.id, buffer: request.buffer, error, summary, summaryError } satisfies EncodeAnswer, [
+    request.buffer,
+  ]);
 });

@@ -2,20 +2,33 @@
  * Writing one output chunk's file, on whichever thread has it encoded: the chunk encoder's
  * (io/chunkEncoderThread.ts), or the job's own when that thread is behind (io/chunkEncoder.ts).
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { closeSync, constants, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 
-/** Write `bytes` as the file at `path`, making its directory when missing. */
-export function writeChunkFile(path: string, bytes: Uint8Array): void {
+/**
+ * Write `bytes` as the file at `path`, or with `at` into it from that byte on (made when
+ * missing, never truncated: a kept block's chunks share a file, written in any order), making
+ * its directory when missing.
+ */
+export function writeChunkFile(path: string, bytes: Uint8Array, at?: number): void {
+  const write = () => {
+    if (at === undefined) return writeFileSync(path, bytes);
+    const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT);
+    try {
+      for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done, at + done);
+    } finally {
+      closeSync(fd);
+    }
+  };
   try {
-    writeFileSync(path, bytes);
+    write();
   } catch (e) {
     // A directory made by its first chunk, here: chunks kept between passes (io/zarrChunks.ts
     // keep), and keys separated by "/", which nest chunks in directories (Strata's own
     // outputs separate by ".").
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
     mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, bytes);
+    write();
   }
 }
 

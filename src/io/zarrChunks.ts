@@ -17,6 +17,7 @@ import type { Slab, TypedArray } from "../cube/types.js";
 import { typedArrayFor } from "./raw.js";
 import { ZARR_NUMERIC_DTYPES } from "./zarrRead.js";
 import { chunkEncoder } from "./chunkEncoder.js";
+import type { ChunkSummaries } from "./chunkSummary.js";
 
 /** Buffers per vectored read (Linux's IOV_MAX). */
 const MAX_READ_PARTS = 1024;
@@ -25,22 +26,25 @@ export interface ChunkWriter {
   /**
    * Write `slab` at `start` when it covers whole chunks (or ends at the array's edge); false,
    * with nothing written, otherwise. Resolves once the slab is copied (the caller may reuse
-   * it); its chunks are written in the background: flush waits for them.
+   * it); its chunks are written in the background: flush waits for them. With `summaries`,
+   * each chunk is summarized where it is encoded (the summary of the values it holds of the
+   * array, not its padding).
    */
-  tryWrite(start: readonly number[], slab: Slab): Promise<boolean>;
+  tryWrite(start: readonly number[], slab: Slab, summaries?: ChunkSummaries): Promise<boolean>;
   /** Wait until every chunk handed over so far is written (or failed); throws the first failure. */
   flush(): Promise<void>;
   /**
-   * Keep `slab` as tryWrite would write it, but as raw values and apart from the array's
-   * chunks (in the writer's kept directory), for a later pass to take back with takeKept
-   * instead of decoding its input again; false, with nothing written, where tryWrite would
-   * be false or the writer has no kept directory.
+   * Keep `slab` cut as tryWrite would cut it, but as raw values and apart from the array's
+   * chunks (one file for the block in the writer's kept directory, named by its first chunk's
+   * key), for a later pass to take back with takeKept instead of decoding its input again;
+   * false, with nothing written, where tryWrite would be false or the writer has no kept
+   * directory.
    */
   keep(start: readonly number[], slab: Slab): Promise<boolean>;
   /**
    * The block of `shape` at `start` as keep kept it (and flush wrote it), read into `into`
-   * when given, its files then removed; undefined when any of its chunks is not kept (never
-   * kept, or taken already: a pass run again reads its input instead).
+   * when given, its file then removed; undefined when that block is not kept whole (never
+   * kept, kept with another shape, or taken already: a pass run again reads its input instead).
    */
   takeKept(start: readonly number[], shape: readonly number[], into?: TypedArray): Promise<TypedArray | undefined>;
 }
@@ -98,8 +102,18 @@ export async function openChunkWriter(arrayDir: string, keptDir?: string): Promi
   /** Where a vectored read puts the bytes of a chunk that fall outside the block. */
   let skip: Uint8Array | undefined;
 
-  /** The block's chunks, each cut from `slab` and handed to the encoder, to be encoded at `chunkLevel` into `dir`. */
-  const writeChunks = async (dir: string, start: readonly number[], slab: Slab, chunkLevel: number | null): Promise<boolean> => {
+  /**
+   * The block's chunks, each cut from `slab` and handed to the encoder, to be encoded at
+   * `chunkLevel` into `dir`: each its own file, or with `oneFile` one after another in the
+   * file of the block's first chunk.
+   */
+  const writeChunks = async (
+    dir: string,
+    start: readonly number[],
+    slab: Slab,
+    chunkLevel: number | null,
+    { summaries, oneFile = false }: { summaries?: ChunkSummaries; oneFile?: boolean } = {},
+  ): Promise<boolean> => {
     if (failure) throw failure;
     const count = slab.shape;
     if (!isWhole(start, count) || slab.data.constructor !== Chunk) return false;
@@ -111,13 +125,20 @@ export async function openChunkWriter(arrayDir: string, keptDir?: string): Promi
       const extent = from.map((f, d) => Math.min(chunk[d], count[d] - f));
       const file = fileOf(
         dir,
-        at.map((i, d) => start[d] / chunk[d] + i),
+        at.map((i, d) => start[d] / chunk[d] + (oneFile ? 0 : i)),
       );
-      const { written } = await encoder.put(file, chunkBytes, chunkLevel, (buffer) => {
+      const summarize = summaries && { summarizer: summaries.summarizer, type: Chunk.name, shape: chunk, extent };
+      const fillChunk = (buffer: ArrayBuffer) => {
         const target = new Chunk(buffer, 0, values);
         if (extent.some((e, d) => e < chunk[d])) target.fill(fill);
         eachRow(chunk, count, from, extent, (src, dst, row) => target.set(slab.data.subarray(src, src + row) as never, dst));
+      };
+      const { written, summary } = await encoder.put(file, chunkBytes, fillChunk, {
+        level: chunkLevel,
+        summarize,
+        at: oneFile ? k * chunkBytes : undefined,
       });
+      if (summary) summaries!.take(summary);
       const write = written.catch((e: Error) => {
         failure ??= e;
       });
@@ -128,8 +149,11 @@ export async function openChunkWriter(arrayDir: string, keptDir?: string): Promi
   };
 
   return {
-    tryWrite: (start, slab) => writeChunks(arrayDir, start, slab, level),
-    keep: async (start, slab) => keptDir !== undefined && writeChunks(keptDir, start, slab, null),
+    tryWrite: (start, slab, summaries) => writeChunks(arrayDir, start, slab, level, { summaries }),
+    // A block kept is one file (its chunks one after another): a file made and removed per
+    // chunk cost the encoder ~0.4 ms each here (ext4 scans past every inode freed in the
+    // last minutes to make one).
+    keep: async (start, slab) => keptDir !== undefined && writeChunks(keptDir, start, slab, null, { oneFile: true }),
     async takeKept(start, count, into) {
       if (keptDir === undefined || !isWhole(start, count)) return undefined;
       const block = into?.constructor === Chunk ? into : typedArrayFor(dtype, combinationCount(count));
@@ -137,50 +161,47 @@ export async function openChunkWriter(arrayDir: string, keptDir?: string): Promi
       skip ??= new Uint8Array(chunkBytes);
       const sink = skip;
       const chunksAlong = count.map((n, d) => Math.ceil(n / chunk[d]));
-      const files: string[] = [];
-      // Read on this thread: each trip through libuv's pool (open, read, close) cost this
-      // thread ~0.1 ms of waking a pool thread on the VMs measured, more than copying a chunk
-      // from the page cache (a daily raw anomaly 5.0-5.3 -> 4.7-5.0 s).
-      for (let k = 0; k < combinationCount(chunksAlong); k++) {
-        const at = combinationAt(k, chunksAlong);
-        // Each row of the chunk read straight to its place in the block (a vectored read; what
-        // lies beyond the block goes to `sink`): no buffer to copy from.
-        const from = at.map((i, d) => i * chunk[d]);
-        const extent = from.map((f, d) => Math.min(chunk[d], count[d] - f));
-        const parts: Uint8Array[] = [];
-        let placed = 0;
-        eachRow(chunk, count, from, extent, (src, dst, row) => {
-          if (dst * size > placed) parts.push(sink.subarray(0, dst * size - placed));
-          parts.push(new Uint8Array(block.buffer, block.byteOffset + src * size, row * size));
-          placed = (dst + row) * size;
-        });
-        const path = fileOf(
-          keptDir,
-          at.map((i, d) => start[d] / chunk[d] + i),
-        );
-        const fd = openKept(path);
-        if (fd === undefined) return undefined;
-        files.push(path);
-        try {
-          for (let i = 0, position = 0; i < parts.length; i += MAX_READ_PARTS) {
+      // The block's file, as keep wrote it. Read on this thread: each trip through libuv's
+      // pool (open, read, close) cost this thread ~0.1 ms of waking a pool thread on the VMs
+      // measured, more than copying a chunk from the page cache (a daily raw anomaly 5.0-5.3
+      // -> 4.7-5.0 s).
+      const path = fileOf(
+        keptDir,
+        start.map((s, d) => s / chunk[d]),
+      );
+      const fd = openKept(path);
+      if (fd === undefined) return undefined;
+      try {
+        for (let k = 0; k < combinationCount(chunksAlong); k++) {
+          const at = combinationAt(k, chunksAlong);
+          // Each row of the chunk read straight to its place in the block (a vectored read; what
+          // lies beyond the block goes to `sink`): no buffer to copy from.
+          const from = at.map((i, d) => i * chunk[d]);
+          const extent = from.map((f, d) => Math.min(chunk[d], count[d] - f));
+          const parts: Uint8Array[] = [];
+          let placed = 0;
+          eachRow(chunk, count, from, extent, (src, dst, row) => {
+            if (dst * size > placed) parts.push(sink.subarray(0, dst * size - placed));
+            parts.push(new Uint8Array(block.buffer, block.byteOffset + src * size, row * size));
+            placed = (dst + row) * size;
+          });
+          for (let i = 0, position = k * chunkBytes; i < parts.length; i += MAX_READ_PARTS) {
             const group = parts.slice(i, i + MAX_READ_PARTS);
             const wanted = group.reduce((n, part) => n + part.length, 0);
-            const bytesRead = readvSync(fd, group, position);
-            if (bytesRead !== wanted) throw new Error(`a kept chunk read back ${position + bytesRead} bytes of ${chunkBytes}`);
+            // Short: the block was not kept whole (its pass cut short); its input is read instead.
+            if (readvSync(fd, group, position) !== wanted) return undefined;
             position += wanted;
           }
-        } finally {
-          closeSync(fd);
         }
+      } finally {
+        closeSync(fd);
       }
       // Taken: a kept block is read once (its pages need never reach the disk). One that
       // cannot be removed goes with the kept directory when the store is finished.
-      for (const path of files) {
-        try {
-          unlinkSync(path);
-        } catch {
-          // left for finish
-        }
+      try {
+        unlinkSync(path);
+      } catch {
+        // left for finish
       }
       return block;
     },

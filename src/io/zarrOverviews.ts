@@ -195,7 +195,7 @@ function upperLeft(src: TypedArray, from: number, rows: number, cols: number, ou
 export interface LevelWriter {
   readonly factor: number;
   readonly variables: ReadonlySet<string>;
-  writeBlock(variable: string, start: readonly number[], slab: Slab): Promise<void>;
+  writeBlock(variable: string, start: readonly number[], slab: Slab): Promise<unknown>;
 }
 
 /**

@@ -23,6 +23,7 @@ import {
   spatialNames,
   variableAttributes,
 } from "./cfAttributes.js";
+import type { ChunkSummaries } from "./chunkSummary.js";
 import { type ChunkWriter, openChunkWriter } from "./zarrChunks.js";
 import { type V3Node, writeV2Metadata } from "./zarrV2Metadata.js";
 import {
@@ -188,11 +189,13 @@ export async function createZarrWriter(
 
   return {
     chunkShapes,
-    async writeBlock(name, start, slab) {
+    async writeBlock(name, start, slab, summaries) {
       const arr = arrays.get(name);
       if (!arr) throw new Error(`no variable ${name} in this writer`);
-      if (!(await direct.get(name)?.tryWrite(start, slab))) await setBlock(arr, start, slab);
+      const written = (await direct.get(name)?.tryWrite(start, slab, summaries)) ?? false;
+      if (!written) await setBlock(arr, start, slab);
       await writeLevels(levelWriters, name, start, slab, spatialShape, nodata.get(name));
+      return written;
     },
     keepBlock: async (name, start, slab) => (await direct.get(name)?.keep(start, slab)) ?? false,
     readKept: async (name, start, shape, into) => direct.get(name)?.takeKept(start, shape, into),
@@ -248,9 +251,10 @@ export interface BlockWriter {
   /**
    * Write `slab` at `start` (over [...dims, rows, cols]) of the named variable. Resolves once
    * the slab may be reused; whole chunks are written in the background, and a failure to
-   * write one surfaces at a later writeBlock or at flush.
+   * write one surfaces at a later writeBlock or at flush. With `summaries`, a block of whole
+   * chunks has each chunk summarized where it is encoded (ChunkWriter.tryWrite): true then.
    */
-  writeBlock(variable: string, start: readonly number[], slab: Slab): Promise<void>;
+  writeBlock(variable: string, start: readonly number[], slab: Slab, summaries?: ChunkSummaries): Promise<boolean>;
   /**
    * Keep `slab`'s raw values in the store, apart from its arrays, for a later pass to read
    * back with readKept (after flush) instead of decoding its input again: false, with nothing
@@ -317,9 +321,10 @@ export async function openBlockWriter(path: string): Promise<BlockWriter> {
   return {
     keepBlock: async (name, start, slab) => (await (await directOf(name))?.keep(start, slab)) ?? false,
     readKept: async (name, start, shape, into) => (await directOf(name))?.takeKept(start, shape, into),
-    async writeBlock(name, start, slab) {
+    async writeBlock(name, start, slab, summaries) {
       const writer = directOf(name);
-      if (!(await (await writer)?.tryWrite(start, slab))) {
+      const written = (await (await writer)?.tryWrite(start, slab, summaries)) ?? false;
+      if (!written) {
         let arr = arrays.get(name);
         if (!arr) {
           arr = zarr.open.v3(root.resolve(arrayKey(name)), { kind: "array" });
@@ -327,13 +332,14 @@ export async function openBlockWriter(path: string): Promise<BlockWriter> {
         }
         await setBlock(await arr, start, slab);
       }
-      if (levels.length === 0) return;
+      if (levels.length === 0) return written;
       let value = nodata.get(name);
       if (!value) {
         value = nodataOf(name);
         nodata.set(name, value);
       }
       await writeLevels(levels, name, start, slab, spatialShape, await value);
+      return written;
     },
     flush: () => flushAll([...direct.values(), ...levels]),
   };

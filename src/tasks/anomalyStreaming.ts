@@ -147,6 +147,7 @@ export function anomalyWalk(
         const ref = external ? undefined : referenceSource(walk.scratch!, u, unit, cube, stream);
         await applyUnit(cube, stream, unit, ref, sink, statistics.get(unit.variable)!, { ...unitWalk, referenceCube: reference });
       }
+      for (const acc of statistics.values()) await acc.settled();
       return new Map([...statistics].map(([name, acc]) => [name, pass === last ? acc.result() : undefined])) as VariableStatistics;
     },
     async merge(_pass, shares, scratch) {

@@ -6,13 +6,14 @@
  * type, are refused untouched.
  */
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { FileSystemStore } from "@zarrita/storage";
 import * as zarr from "zarrita";
 import { openChunkWriter } from "../../src/io/zarrChunks.js";
+import { CHUNK_STATISTICS, type Statistics } from "../../src/analysis/statistics.js";
 import "../../src/io/zarrWrite.js"; // the codec registration Strata's arrays are written with
 
 const CODECS = [
@@ -182,7 +183,7 @@ describe("whole chunks written directly", () => {
     assert.deepEqual(Array.from((await zarr.get(direct, null)).data as Float32Array), Array.from(data));
   });
 
-  it("keep blocks raw apart from the array (zstd or not) and take them back once: whole slices, pairs of them with a partial last one, tiles cut at the edges", async () => {
+  it("keep blocks raw apart from the array (zstd or not), one file a block, and take them back once: whole slices, pairs of them with a partial last one, tiles cut at the edges", async () => {
     const data = Float32Array.from({ length: 90 }, (_, i) => i / 7);
     // Chunks of whole slices, of two slices (the last partial) and 4 x 4 tiles (partial at both edges).
     for (const [name, chunks, codecs] of [
@@ -197,18 +198,18 @@ describe("whole chunks written directly", () => {
       await writer.flush();
       assert.deepEqual([...(await files(join(path, "b"))).keys()], [], `${name}: the array's chunks are not written`);
       const raw = await files(kept);
+      assert.deepEqual([...raw.keys()], ["/c/0/0/0"], `${name}: one file, named by the block's first chunk`);
+      const chunkCount = [3, 5, 6].reduce((n, extent, d) => n * Math.ceil(extent / chunks[d]), 1);
       assert.equal(
-        raw.size,
-        [3, 5, 6].reduce((n, extent, d) => n * Math.ceil(extent / chunks[d]), 1),
-        name,
+        raw.get("/c/0/0/0")!.length,
+        chunkCount * 4 * chunks.reduce((n: number, c) => n * c, 1),
+        `${name}: the block's chunks, raw, one after another`,
       );
-      for (const bytes of raw.values())
-        assert.equal(bytes.length, 4 * chunks.reduce((n: number, c) => n * c, 1), `${name}: a kept chunk is its raw values`);
 
       const into = new Float32Array(90).fill(-1);
       assert.equal(await writer.takeKept([0, 0, 0], [3, 5, 6], into), into, name);
       assert.deepEqual(Array.from(into), Array.from(data), name);
-      assert.equal((await files(kept)).size, 0, `${name}: its files removed`);
+      assert.equal((await files(kept)).size, 0, `${name}: its file removed`);
       assert.equal(await writer.takeKept([0, 0, 0], [3, 5, 6]), undefined, `${name}: taken once`);
 
       await writer.keep([0, 0, 0], { data, shape: [3, 5, 6] });
@@ -218,19 +219,21 @@ describe("whole chunks written directly", () => {
     }
   });
 
-  it("take nothing back when a chunk of the block is not kept, or where nothing may be kept", async () => {
+  it("take nothing back when a block is not kept whole, or where nothing may be kept", async () => {
     const data = Float32Array.from({ length: 90 }, (_, i) => i / 7);
     const { path } = await pair("back-missing", [3, 5, 6], [1, 5, 6]);
     const kept = join(path, "kept-b");
     const writer = (await openChunkWriter(join(path, "b"), kept))!;
-    await writer.keep([0, 0, 0], { data, shape: [3, 5, 6] });
+    await writer.keep([0, 0, 0], { data: data.subarray(0, 60), shape: [2, 5, 6] });
+    await writer.keep([2, 0, 0], { data: data.subarray(60), shape: [1, 5, 6] });
     await writer.flush();
-    await rm(join(kept, "c", "1", "0", "0"));
-    assert.equal(await writer.takeKept([0, 0, 0], [3, 5, 6], new Float32Array(90)), undefined);
+    await truncate(join(kept, "c", "0", "0", "0"), 4 * 30 + 8); // its second chunk cut short
+    assert.equal(await writer.takeKept([0, 0, 0], [2, 5, 6], new Float32Array(60)), undefined, "cut short");
+    assert.equal(await writer.takeKept([0, 0, 0], [3, 5, 6]), undefined, "kept as two blocks, not one");
     assert.deepEqual(
       Array.from((await writer.takeKept([2, 0, 0], [1, 5, 6]))!),
       Array.from(data.subarray(60)),
-      "the other chunks stay kept",
+      "the other block stays kept",
     );
     assert.equal(await writer.keep([0, 1, 0], { data: data.subarray(0, 24), shape: [1, 4, 6] }), false, "not whole chunks");
 
@@ -239,6 +242,32 @@ describe("whole chunks written directly", () => {
     assert.equal(await without.takeKept([0, 0, 0], [3, 5, 6]), undefined);
   });
 
+  it("summarize each chunk where it is encoded, in the block's order, over the values it holds of the array (not its padding)", async () => {
+    // 5 x 7 in 4 x 4 tiles: chunks of 16, 12, 12 and 9 values of the array, the rest padding.
+    const { path } = await pair("summaries", [5, 7], [4, 4]);
+    const writer = (await openChunkWriter(join(path, "b")))!;
+    const data = Float32Array.from({ length: 35 }, (_, i) => (i === 8 ? NaN : i));
+    const taken: Promise<unknown>[] = [];
+    const summaries = { summarizer: { ...CHUNK_STATISTICS, options: {} }, take: (s: Promise<unknown>) => taken.push(s) };
+    assert.equal(await writer.tryWrite([0, 0], { data, shape: [5, 7] }, summaries), true);
+    await writer.flush();
+    // By hand: rows 0-3 x columns 0-3, 0-3 x 4-6, 4 x 0-3, 4 x 4-6 of i = 7·row + column (i = 8, NaN, left out).
+    const region = (rows: number[], cols: number[]) => rows.flatMap((r) => cols.map((c) => 7 * r + c)).filter((i) => i !== 8);
+    const expected = [
+      region([0, 1, 2, 3], [0, 1, 2, 3]),
+      region([0, 1, 2, 3], [4, 5, 6]),
+      region([4], [0, 1, 2, 3]),
+      region([4], [4, 5, 6]),
+    ];
+    const got = (await Promise.all(taken)) as Statistics[];
+    assert.equal(got.length, 4);
+    for (const [k, values] of expected.entries()) {
+      const mean = values.reduce((a, b) => a + b, 0) / values.length;
+      const sd = Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / values.length);
+      assert.deepEqual([got[k].count, got[k].min, got[k].max], [values.length, Math.min(...values), Math.max(...values)], `chunk ${k}`);
+      assert.ok(Math.abs(got[k].mean - mean) < 1e-12 && Math.abs(got[k].stddev - sd) < 1e-12, `chunk ${k}'s moments`);
+    }
+  });
   it("leave arrays encoded otherwise to zarrita", async () => {
     const root = await zarr.create(new FileSystemStore(join(dir, "other")));
     await zarr.create(root.resolve("x"), {

@@ -1,0 +1,71 @@
+/**
+ * A summary of an output chunk's values (the output's statistics) computed by whichever
+ * thread encodes the chunk (io/chunkEncoder.ts), so the job's thread does not: the summary's
+ * function is named by its module's URL, which the encoder's thread imports, keeping this
+ * layer free of what the summary is.
+ */
+import type { TypedArray } from "../cube/types.js";
+
+/** What summarizes a chunk: `module` (a URL) exports `name`, a ChunkSummaryFunction; `options` is its last argument. */
+export interface ChunkSummarizer {
+  readonly module: string;
+  readonly name: string;
+  readonly options?: unknown;
+}
+
+/** Summaries asked of a block's chunks as they are written: each chunk's handed to `take`, in the block's chunk order. */
+export interface ChunkSummaries {
+  readonly summarizer: ChunkSummarizer;
+  take(summary: Promise<unknown>): void;
+}
+
+/**
+ * The chunk's region that belongs to the array: `extent` of `shape` (both in elements, per
+ * dimension), from the chunk's origin; an edge chunk's other values are padding.
+ */
+export interface ChunkRegion {
+  readonly shape: readonly number[];
+  readonly extent: readonly number[];
+}
+
+/** A summary of `values` (a chunk, C order) over `region`; its result must survive structured cloning. */
+export type ChunkSummaryFunction = (values: TypedArray, region: ChunkRegion, options: unknown) => unknown;
+
+/** A chunk to summarize as the encoder sees it: the summarizer, the chunk's element type (a typed array's name) and its region. */
+export interface ChunkSummaryRequest extends ChunkRegion {
+  readonly summarizer: ChunkSummarizer;
+  readonly type: string;
+}
+
+type ElementType = { new (buffer: ArrayBuffer, offset: number, length: number): TypedArray; readonly BYTES_PER_ELEMENT: number };
+const ELEMENT_TYPES: Record<string, ElementType> = Object.fromEntries(
+  [Int8Array, Uint8Array, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array].map((T) => [
+    T.name,
+    T as ElementType,
+  ]),
+);
+
+const loaded = new Map<string, Promise<ChunkSummaryFunction>>();
+
+/**
+ * The summary `request` asks for, loaded: a function of a buffer whose first `bytes` bytes are
+ * the chunk (called synchronously, while the buffer holds it).
+ * @example
+ * const summary = (await chunkSummary(request))(buffer, 4 * 259200);
+ */
+export async function chunkSummary(request: ChunkSummaryRequest): Promise<(buffer: ArrayBuffer, bytes: number) => unknown> {
+  const { module, name, options } = request.summarizer;
+  const key = `${module}#${name}`;
+  let loading = loaded.get(key);
+  if (!loading) {
+    loading = import(module).then((m: Record<string, unknown>) => {
+      if (typeof m[name] !== "function") throw new TypeError(`no chunk summary ${name} in its module`);
+      return m[name] as ChunkSummaryFunction;
+    });
+    loaded.set(key, loading);
+  }
+  const summarize = await loading;
+  const Type = ELEMENT_TYPES[request.type];
+  if (!Type) throw new TypeError(`a chunk of ${request.type} cannot be summarized`);
+  return (buffer, bytes) => summarize(new Type(buffer, 0, bytes / Type.BYTES_PER_ELEMENT), request, options);
+}

@@ -1,0 +1,70 @@
+/**
+ * Statistics added as parts (analysis/statistics.ts): parts that arrive in any order are
+ * added in the order given, so the result does not depend on which thread answered first;
+ * a failed part fails settled() and nothing else; a chunk's statistics cover its region
+ * only (hand-worked); mergeStatistics and parts give the same statistics as one pass.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { type StatisticsPart, chunkStatistics, mergeStatistics, statisticsAccumulator } from "../../src/analysis/statistics.js";
+
+const block = (seed: number, n = 500) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37 + seed) * 40 + seed * 3);
+
+function partOf(values: Float32Array): StatisticsPart | undefined {
+  const acc = statisticsAccumulator();
+  acc.add(values, undefined);
+  return acc.part();
+}
+
+describe("statistics added as parts", () => {
+  it("adds late parts in the order given, whatever order they arrive in", async () => {
+    const parts = [0, 1, 2, 3, 4].map((s) => partOf(block(s)));
+    const inOrder = statisticsAccumulator();
+    for (const p of parts) inOrder.addStatistics(p);
+    const late = statisticsAccumulator();
+    const settle: ((p: StatisticsPart | undefined) => void)[] = [];
+    for (let k = 0; k < parts.length; k++) late.addLater(new Promise((resolve) => settle.push(resolve)));
+    for (const k of [4, 2, 0, 3, 1]) {
+      settle[k](parts[k]);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await late.settled();
+    assert.deepEqual(late.result(), inOrder.result());
+  });
+
+  it("gives what one accumulator over every value gives (histogram exactly, moments to rounding)", () => {
+    const blocks = [0, 1, 2].map((s) => block(s));
+    const one = statisticsAccumulator();
+    for (const b of blocks) one.add(b, undefined);
+    const merged = mergeStatistics(blocks.map((b) => partOf(b) && { ...partOf(b)!, histogram: undefined }))!;
+    const parts = statisticsAccumulator();
+    for (const b of blocks) parts.addStatistics(partOf(b));
+    const [a, b] = [one.result()!, parts.result()!];
+    assert.deepEqual(b.histogram, a.histogram);
+    assert.deepEqual([b.count, b.min, b.max], [a.count, a.min, a.max]);
+    assert.ok(Math.abs(b.mean - a.mean) < 1e-12 && Math.abs(b.stddev - a.stddev) < 1e-12);
+    assert.equal(merged.histogram, undefined, "a part without a histogram: none for the whole");
+    assert.ok(Math.abs(merged.mean - a.mean) < 1e-12);
+  });
+
+  it("fails settled() with a part that failed, and leaves no rejection unhandled", async () => {
+    const acc = statisticsAccumulator();
+    acc.addLater(Promise.resolve(partOf(block(1))));
+    acc.addLater(Promise.reject(new Error("the encoder's thread is gone")));
+    acc.addLater(Promise.resolve(partOf(block(2))));
+    await new Promise((resolve) => setImmediate(resolve));
+    await assert.rejects(acc.settled(), /thread is gone/);
+  });
+
+  it("covers a chunk's region only: hand-worked", () => {
+    // A 3 x 4 chunk holding a 2 x 3 region of the array (the rest padding, here 99).
+    const chunk = Float32Array.of(1, 2, 3, 99, 4, NaN, 6, 99, 99, 99, 99, 99);
+    const s = chunkStatistics(chunk, { shape: [3, 4], extent: [2, 3] })!;
+    // Values 1, 2, 3, 4, 6: mean 3.2, population variance (4.84 + 1.44 + 0.04 + 0.64 + 7.84) / 5 = 2.96.
+    assert.deepEqual([s.count, s.min, s.max], [5, 1, 6]);
+    assert.ok(Math.abs(s.mean - 3.2) < 1e-12 && Math.abs(s.stddev - Math.sqrt(2.96)) < 1e-12);
+    const nodata = chunkStatistics(Float32Array.of(5, -1, 7, 9), { shape: [4], extent: [3] }, { nodata: -1 })!;
+    assert.deepEqual([nodata.count, nodata.min, nodata.max, nodata.mean], [2, 5, 7, 6]);
+    assert.equal(chunkStatistics(Float32Array.of(NaN, 1), { shape: [2], extent: [1] }), undefined, "no valid value");
+  });
+});
