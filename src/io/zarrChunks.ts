@@ -8,7 +8,7 @@
  * write; for the blocks the analyses write (whole chunks nearly always) that was a fifth of
  * an anomaly's time. Any other block, or an array encoded otherwise, is left to zarrita.
  */
-import { closeSync, openSync, readvSync, unlinkSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readvSync, unlinkSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { endianness } from "node:os";
 import { join } from "node:path";
@@ -36,9 +36,9 @@ export interface ChunkWriter {
   /**
    * Keep `slab` cut as tryWrite would cut it, but as raw values and apart from the array's
    * chunks (one file for the block in the writer's kept directory, named by its first chunk's
-   * key), for a later pass to take back with takeKept instead of decoding its input again;
-   * false, with nothing written, where tryWrite would be false or the writer has no kept
-   * directory.
+   * key and its shape), for a later pass to take back with takeKept instead of decoding its
+   * input again; false, with nothing written, where tryWrite would be false or the writer has
+   * no kept directory.
    */
   keep(start: readonly number[], slab: Slab): Promise<boolean>;
   /**
@@ -99,20 +99,25 @@ export async function openChunkWriter(arrayDir: string, keptDir?: string): Promi
     count.every((n, d) => start[d] % chunk[d] === 0 && (n % chunk[d] === 0 || start[d] + n === shape[d]));
   /** Where a chunk's file is, in `dir`. */
   const fileOf = (dir: string, coords: readonly number[]) => join(dir, chunkKey(coords));
+  /** A kept block's file, named by its first chunk's key and its shape: only the same block finds it. */
+  const keptFileOf = (dir: string, start: readonly number[], count: readonly number[]) =>
+    `${fileOf(
+      dir,
+      start.map((s, d) => s / chunk[d]),
+    )}_${count.join("x")}`;
   /** Where a vectored read puts the bytes of a chunk that fall outside the block. */
   let skip: Uint8Array | undefined;
 
   /**
    * The block's chunks, each cut from `slab` and handed to the encoder, to be encoded at
-   * `chunkLevel` into `dir`: each its own file, or with `oneFile` one after another in the
-   * file of the block's first chunk.
+   * `chunkLevel` into `dir`: each its own file, or with `blockFile` one after another in it.
    */
   const writeChunks = async (
     dir: string,
     start: readonly number[],
     slab: Slab,
     chunkLevel: number | null,
-    { summaries, oneFile = false }: { summaries?: ChunkSummaries; oneFile?: boolean } = {},
+    { summaries, blockFile }: { summaries?: ChunkSummaries; blockFile?: string } = {},
   ): Promise<boolean> => {
     if (failure) throw failure;
     const count = slab.shape;
@@ -123,10 +128,12 @@ export async function openChunkWriter(arrayDir: string, keptDir?: string): Promi
       const at = combinationAt(k, chunksAlong);
       const from = at.map((i, d) => i * chunk[d]);
       const extent = from.map((f, d) => Math.min(chunk[d], count[d] - f));
-      const file = fileOf(
-        dir,
-        at.map((i, d) => start[d] / chunk[d] + (oneFile ? 0 : i)),
-      );
+      const file =
+        blockFile ??
+        fileOf(
+          dir,
+          at.map((i, d) => start[d] / chunk[d] + i),
+        );
       const summarize = summaries && { summarizer: summaries.summarizer, type: Chunk.name, shape: chunk, extent };
       const fillChunk = (buffer: ArrayBuffer) => {
         const target = new Chunk(buffer, 0, values);
@@ -136,7 +143,7 @@ export async function openChunkWriter(arrayDir: string, keptDir?: string): Promi
       const { written, summary } = await encoder.put(file, chunkBytes, fillChunk, {
         level: chunkLevel,
         summarize,
-        at: oneFile ? k * chunkBytes : undefined,
+        at: blockFile === undefined ? undefined : k * chunkBytes,
       });
       if (summary) summaries!.take(summary);
       const write = written.catch((e: Error) => {
@@ -153,7 +160,8 @@ export async function openChunkWriter(arrayDir: string, keptDir?: string): Promi
     // A block kept is one file (its chunks one after another): a file made and removed per
     // chunk cost the encoder ~0.4 ms each here (ext4 scans past every inode freed in the
     // last minutes to make one).
-    keep: async (start, slab) => keptDir !== undefined && writeChunks(keptDir, start, slab, null, { oneFile: true }),
+    keep: async (start, slab) =>
+      keptDir !== undefined && writeChunks(keptDir, start, slab, null, { blockFile: keptFileOf(keptDir, start, slab.shape) }),
     async takeKept(start, count, into) {
       if (keptDir === undefined || !isWhole(start, count)) return undefined;
       const block = into?.constructor === Chunk ? into : typedArrayFor(dtype, combinationCount(count));
@@ -165,13 +173,12 @@ export async function openChunkWriter(arrayDir: string, keptDir?: string): Promi
       // pool (open, read, close) cost this thread ~0.1 ms of waking a pool thread on the VMs
       // measured, more than copying a chunk from the page cache (a daily raw anomaly 5.0-5.3
       // -> 4.7-5.0 s).
-      const path = fileOf(
-        keptDir,
-        start.map((s, d) => s / chunk[d]),
-      );
+      const path = keptFileOf(keptDir, start, count);
       const fd = openKept(path);
       if (fd === undefined) return undefined;
       try {
+        // Short: the block was not kept whole (its pass cut short); its input is read instead.
+        if (fstatSync(fd).size !== combinationCount(chunksAlong) * chunkBytes) return undefined;
         for (let k = 0; k < combinationCount(chunksAlong); k++) {
           const at = combinationAt(k, chunksAlong);
           // Each row of the chunk read straight to its place in the block (a vectored read; what
@@ -188,8 +195,8 @@ export async function openChunkWriter(arrayDir: string, keptDir?: string): Promi
           for (let i = 0, position = k * chunkBytes; i < parts.length; i += MAX_READ_PARTS) {
             const group = parts.slice(i, i + MAX_READ_PARTS);
             const wanted = group.reduce((n, part) => n + part.length, 0);
-            // Short: the block was not kept whole (its pass cut short); its input is read instead.
-            if (readvSync(fd, group, position) !== wanted) return undefined;
+            const bytesRead = readvSync(fd, group, position);
+            if (bytesRead !== wanted) throw new Error(`a kept block read back ${bytesRead} bytes of ${wanted} at ${position}`);
             position += wanted;
           }
         }

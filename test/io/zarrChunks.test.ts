@@ -198,10 +198,10 @@ describe("whole chunks written directly", () => {
       await writer.flush();
       assert.deepEqual([...(await files(join(path, "b"))).keys()], [], `${name}: the array's chunks are not written`);
       const raw = await files(kept);
-      assert.deepEqual([...raw.keys()], ["/c/0/0/0"], `${name}: one file, named by the block's first chunk`);
+      assert.deepEqual([...raw.keys()], ["/c/0/0/0_3x5x6"], `${name}: one file, named by the block's first chunk and its shape`);
       const chunkCount = [3, 5, 6].reduce((n, extent, d) => n * Math.ceil(extent / chunks[d]), 1);
       assert.equal(
-        raw.get("/c/0/0/0")!.length,
+        raw.get("/c/0/0/0_3x5x6")!.length,
         chunkCount * 4 * chunks.reduce((n: number, c) => n * c, 1),
         `${name}: the block's chunks, raw, one after another`,
       );
@@ -227,7 +227,7 @@ describe("whole chunks written directly", () => {
     await writer.keep([0, 0, 0], { data: data.subarray(0, 60), shape: [2, 5, 6] });
     await writer.keep([2, 0, 0], { data: data.subarray(60), shape: [1, 5, 6] });
     await writer.flush();
-    await truncate(join(kept, "c", "0", "0", "0"), 4 * 30 + 8); // its second chunk cut short
+    await truncate(join(kept, "c", "0", "0", "0_2x5x6"), 4 * 30 + 8); // its second chunk cut short
     assert.equal(await writer.takeKept([0, 0, 0], [2, 5, 6], new Float32Array(60)), undefined, "cut short");
     assert.equal(await writer.takeKept([0, 0, 0], [3, 5, 6]), undefined, "kept as two blocks, not one");
     assert.deepEqual(
@@ -236,6 +236,11 @@ describe("whole chunks written directly", () => {
       "the other block stays kept",
     );
     assert.equal(await writer.keep([0, 1, 0], { data: data.subarray(0, 24), shape: [1, 4, 6] }), false, "not whole chunks");
+    // Kept again whole: a block of another shape at the same start finds nothing, and leaves it.
+    await writer.keep([0, 0, 0], { data: data.subarray(0, 60), shape: [2, 5, 6] });
+    await writer.flush();
+    assert.equal(await writer.takeKept([0, 0, 0], [1, 5, 6]), undefined, "another shape");
+    assert.deepEqual(Array.from((await writer.takeKept([0, 0, 0], [2, 5, 6]))!), Array.from(data.subarray(0, 60)), "rewritten whole");
 
     const without = (await openChunkWriter(join(path, "b")))!;
     assert.equal(await without.keep([0, 0, 0], { data, shape: [3, 5, 6] }), false, "no kept directory");
