@@ -29,7 +29,7 @@ export interface ChunkRegion {
 }
 
 /** A summary of `values` (a chunk, C order) over `region`; its result must survive structured cloning. */
-export type ChunkSummaryFunction = (values: TypedArray, region: ChunkRegion, options: unknown) => unknown;
+type ChunkSummaryFunction = (values: TypedArray, region: ChunkRegion, options: unknown) => unknown;
 
 /** A chunk to summarize as the encoder sees it: the summarizer, the chunk's element type (a typed array's name) and its region. */
 export interface ChunkSummaryRequest extends ChunkRegion {
