@@ -3,8 +3,10 @@
  * in the job's scratch, for the methods that need each pixel's whole series at once (medians,
  * Mann-Kendall, Sen's slope): one pass reads runs of slices in storage order, every stored
  * chunk once, and writes each tile's part of each run at its place; the transposed cube then
- * answers the tile walk's reads with one positional read per tile. No codec: the scratch is
- * read once and removed, so compressing it would cost more than it saves.
+ * answers the tile walk's reads with one positional read per tile. A unit's tiles lie one after
+ * the other in one file, held open through the pass (a file a tile, opened for each write, cost
+ * four trips through libuv's pool a write). No codec: the scratch is read once and removed, so
+ * compressing it would cost more than it saves.
  */
 import {
   type Cube,
@@ -23,10 +25,16 @@ import { combinationAt, combinationCount, strides } from "../cube/combinations.j
 import { type RunWalk, type StreamUnit, eachRun } from "./runs.js";
 import { windowTiles } from "./tiles.js";
 
-/** What the transpose needs of the job's scratch: positional access to named files. */
+/** What the transpose needs of the job's scratch: named files held open for positional access. */
 export interface TileScratch {
-  writeAt(name: string, bytes: Uint8Array, position: number): Promise<void>;
-  readAt(name: string, into: Uint8Array, position: number): Promise<void>;
+  openAt(
+    name: string,
+    access: "read" | "write",
+  ): Promise<{
+    writeAt(bytes: Uint8Array, position: number): Promise<void>;
+    readAt(into: Uint8Array, position: number): Promise<void>;
+    close(): Promise<void>;
+  }>;
 }
 
 export interface TransposeLayout {
@@ -56,25 +64,30 @@ export async function transposeUnit(
   if (unit.band.y !== window.y || unit.band.height !== window.height) throw new RangeError("a transposed unit spans the whole window");
   const Values = PIXEL_ARRAYS[v.pixelType];
   const tiles = tilesOf(layout, v.name);
-  const prefix = unitPrefix(cube.variables.indexOf(v), v, unit.dims);
-  await eachRun(v, layout.runs[v.name], unit.dims, unit.band, walk, async (t0, read) => {
-    const values = read instanceof Values ? read : Values.from(read as ArrayLike<number>);
-    const steps = values.length / (window.width * window.height);
-    await Promise.all(
-      tiles.map((tile, i) => {
-        const part = new Values(steps * tile.height * tile.width);
-        let o = 0;
-        for (let s = 0; s < steps; s++) {
-          for (let r = 0; r < tile.height; r++) {
-            const from = (s * window.height + tile.oy + r) * window.width + tile.ox;
-            part.set(values.subarray(from, from + tile.width) as never, o);
-            o += tile.width;
+  const starts = tileStarts(tiles, v.dimensions[timeAxis(v)].values.length);
+  const file = await scratch.openAt(unitName(cube.variables.indexOf(v), v, unit.dims), "write");
+  try {
+    await eachRun(v, layout.runs[v.name], unit.dims, unit.band, walk, async (t0, read) => {
+      const values = read instanceof Values ? read : Values.from(read as ArrayLike<number>);
+      const steps = values.length / (window.width * window.height);
+      await Promise.all(
+        tiles.map((tile, i) => {
+          const part = new Values(steps * tile.height * tile.width);
+          let o = 0;
+          for (let s = 0; s < steps; s++) {
+            for (let r = 0; r < tile.height; r++) {
+              const from = (s * window.height + tile.oy + r) * window.width + tile.ox;
+              part.set(values.subarray(from, from + tile.width) as never, o);
+              o += tile.width;
+            }
           }
-        }
-        return scratch.writeAt(`${prefix}${i}`, bytesOf(part), t0 * tile.height * tile.width * part.BYTES_PER_ELEMENT);
-      }),
-    );
-  });
+          return file.writeAt(bytesOf(part), (starts[i] + t0 * tile.height * tile.width) * part.BYTES_PER_ELEMENT);
+        }),
+      );
+    });
+  } finally {
+    await file.close();
+  }
 }
 
 /**
@@ -97,9 +110,10 @@ function transposedVariable(v: Variable, index: number, layout: TransposeLayout,
   const { window } = layout;
   const tile = layout.tiles[v.name];
   const Values = PIXEL_ARRAYS[v.pixelType];
-  const t = v.dimensions.findIndex((d) => d.name === STD_TIME);
+  const t = timeAxis(v);
   const slices = v.dimensions[t].values.length;
   const across = Math.ceil(window.width / tile.width);
+  const starts = tileStarts(tilesOf(layout, v.name), slices);
   return {
     ...describedAs(v),
     chunkShape: [...v.dimensions.map((_, i) => (i === t ? slices : 1)), tile.height, tile.width],
@@ -124,23 +138,30 @@ function transposedVariable(v: Variable, index: number, layout: TransposeLayout,
       const [c0, c1] = [Math.floor((want.x - window.x) / tile.width), Math.ceil((want.x + want.width - window.x) / tile.width)];
       for (let k = 0; k < combinationCount(others); k++) {
         const at = combinationAt(k, others).map((i, d) => (d === t ? t0 : dims[d][0] + i));
-        const prefix = unitPrefix(
-          index,
-          v,
-          at.map((i): IndexRange => [i, i + 1]),
+        const file = await scratch.openAt(
+          unitName(
+            index,
+            v,
+            at.map((i): IndexRange => [i, i + 1]),
+          ),
+          "read",
         );
-        const base = at.reduce((sum, i, d) => sum + (d === t ? 0 : (i - dims[d][0]) * steps[d]), 0);
-        for (let tr = r0; tr < r1; tr++) {
-          for (let tc = c0; tc < c1; tc++) {
-            selection.signal?.throwIfAborted();
-            const ty = window.y + tr * tile.height;
-            const tx = window.x + tc * tile.width;
-            const th = Math.min(tile.height, window.y + window.height - ty);
-            const tw = Math.min(tile.width, window.x + window.width - tx);
-            const stored = new Values((t1 - t0) * th * tw);
-            await scratch.readAt(`${prefix}${tr * across + tc}`, bytesOf(stored), t0 * th * tw * stored.BYTES_PER_ELEMENT);
-            copyOverlap(stored, { x: tx, y: ty, width: tw, height: th }, out, want, base, steps[t], t1 - t0);
+        try {
+          const base = at.reduce((sum, i, d) => sum + (d === t ? 0 : (i - dims[d][0]) * steps[d]), 0);
+          for (let tr = r0; tr < r1; tr++) {
+            for (let tc = c0; tc < c1; tc++) {
+              selection.signal?.throwIfAborted();
+              const ty = window.y + tr * tile.height;
+              const tx = window.x + tc * tile.width;
+              const th = Math.min(tile.height, window.y + window.height - ty);
+              const tw = Math.min(tile.width, window.x + window.width - tx);
+              const stored = new Values((t1 - t0) * th * tw);
+              await file.readAt(bytesOf(stored), (starts[tr * across + tc] + t0 * th * tw) * stored.BYTES_PER_ELEMENT);
+              copyOverlap(stored, { x: tx, y: ty, width: tw, height: th }, out, want, base, steps[t], t1 - t0);
+            }
           }
+        } finally {
+          await file.close();
         }
       }
       return { data: out, shape };
@@ -168,10 +189,23 @@ function tilesOf(layout: TransposeLayout, name: string) {
   return windowTiles(layout.window, height, width);
 }
 
-/** Scratch names of a unit's tiles: the variable's place in the cube, its index along each other dimension. */
-function unitPrefix(index: number, v: Variable, dims: readonly IndexRange[]): string {
+/** Where each tile starts in its unit's file, in values: the tiles one after the other, each `slices` slices deep. */
+function tileStarts(tiles: readonly Window[], slices: number): number[] {
+  const starts: number[] = [];
+  let at = 0;
+  for (const tile of tiles) {
+    starts.push(at);
+    at += slices * tile.height * tile.width;
+  }
+  return starts;
+}
+
+const timeAxis = (v: Variable) => v.dimensions.findIndex((d) => d.name === STD_TIME);
+
+/** Scratch name of a unit's tiles: the variable's place in the cube, its index along each other dimension. */
+function unitName(index: number, v: Variable, dims: readonly IndexRange[]): string {
   const others = dims.filter((_, i) => v.dimensions[i].name !== STD_TIME).map(([a]) => a);
-  return `x${index}-${others.join("_")}-`;
+  return `x${index}-${others.join("_")}`;
 }
 
 const bytesOf = (a: TypedArray) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);

@@ -16,11 +16,16 @@ export interface Scratch {
   writeArrays(name: string, arrays: readonly ArrayBufferView[]): Promise<void>;
   /** Fill typed arrays end to end from `name`, which must hold exactly their bytes. */
   readArrays(name: string, arrays: readonly ArrayBufferView[]): Promise<void>;
-  /** Write `bytes` at `position` of `name`, creating it if need be but never truncating it. */
-  writeAt(name: string, bytes: Uint8Array, position: number): Promise<void>;
-  /** Fill `into` from `position` of `name`; reading past its end is an error. */
-  readAt(name: string, into: Uint8Array, position: number): Promise<void>;
+  /** `name` held open for many positional reads, and writes unless "read" (then it must exist; else it is created if need be, never truncated). */
+  openAt(name: string, access: "read" | "write"): Promise<ScratchFile>;
   remove(): Promise<void>;
+}
+
+/** A scratch file held open: one open and close for all of a pass's writes to it, not one each. */
+export interface ScratchFile {
+  writeAt(bytes: Uint8Array, position: number): Promise<void>;
+  readAt(into: Uint8Array, position: number): Promise<void>;
+  close(): Promise<void>;
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,100}$/;
@@ -36,13 +41,16 @@ export function scratchIn(datasetPath: string): Scratch {
     if (!NAME.test(name)) throw new RangeError(`scratch name ${JSON.stringify(name)} is not a plain file name`);
     return join(dir, name);
   };
+  /** The directory, made once (a mkdir per write cost a trip through libuv's pool each). */
+  let made: Promise<unknown> | undefined;
+  const madeDir = () => (made ??= mkdir(dir, { recursive: true }));
   return {
     async read(name) {
       const bytes = await readFile(at(name));
       return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     },
     async writeArrays(name, arrays) {
-      await mkdir(dir, { recursive: true });
+      await madeDir();
       const file = await open(at(name), "w", 0o600);
       try {
         for (const a of arrays) await writeWhole(file, bytesOf(a), -1);
@@ -65,25 +73,24 @@ export function scratchIn(datasetPath: string): Scratch {
         await file.close();
       }
     },
-    async writeAt(name, bytes, position) {
-      await mkdir(dir, { recursive: true });
+    async openAt(name, access) {
+      if (access === "read") return opened(name, await open(at(name), "r"));
+      await madeDir();
       // No O_TRUNC: other shares write other ranges of the same file meanwhile.
-      const file = await open(at(name), constants.O_RDWR | constants.O_CREAT, 0o600);
-      try {
-        await writeWhole(file, bytes, position);
-      } finally {
-        await file.close();
-      }
+      return opened(name, await open(at(name), constants.O_RDWR | constants.O_CREAT, 0o600));
     },
-    async readAt(name, into, position) {
-      const file = await open(at(name), "r");
-      try {
-        await readWhole(file, into, position, name);
-      } finally {
-        await file.close();
-      }
+    remove: () => {
+      made = undefined;
+      return rm(dir, { recursive: true, force: true });
     },
-    remove: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+function opened(name: string, file: FileHandle): ScratchFile {
+  return {
+    writeAt: (bytes, position) => writeWhole(file, bytes, position),
+    readAt: (into, position) => readWhole(file, into, position, name),
+    close: () => file.close(),
   };
 }
 

@@ -5,7 +5,7 @@
  * formula, time whole or not, across tile edges, with partial edge tiles.
  */
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -88,6 +88,7 @@ describe("transposing into time-whole tiles", () => {
       for (const unit of units) await transposeUnit(cube, layout, unit, scratch, { share: { index, count: 2 } });
     }
     assert.equal(reads.length, Z * 3, "each run of each depth read once");
+    assert.equal((await readdir(join(dir, "strata-scratch"))).length, Z, "a depth's tiles in one file");
     assert.ok(reads.every((r) => r.window!.width === W && r.window!.height === H));
 
     const transposed = transposedCube(cube, layout, scratch).variables[0];
