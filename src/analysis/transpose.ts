@@ -24,6 +24,7 @@ import {
 import { combinationAt, combinationCount, strides } from "../cube/combinations.js";
 import { type RunWalk, type StreamUnit, eachRun } from "./runs.js";
 import { windowTiles } from "./tiles.js";
+import { TilePartsKernel } from "../kernels/tileParts.js";
 
 /** What the transpose needs of the job's scratch: named files held open for positional access. */
 export interface TileScratch {
@@ -66,22 +67,20 @@ export async function transposeUnit(
   const tiles = tilesOf(layout, v.name);
   const starts = tileStarts(tiles, v.dimensions[timeAxis(v)].values.length);
   const file = await scratch.openAt(unitName(cube.variables.indexOf(v), v, unit.dims), "write");
+  const { height: tileHeight, width: tileWidth } = layout.tiles[v.name];
+  const longest = Math.max(...layout.runs[v.name].map(([a, b]) => b - a));
+  const kernel = new TilePartsKernel(longest * window.width * window.height, v.pixelType);
   try {
-    await eachRun(v, layout.runs[v.name], unit.dims, unit.band, walk, async (t0, read) => {
+    await eachRun(v, layout.runs[v.name], unit.dims, unit.band, { ...walk, arrays: (n) => kernel.runArray(n) }, async (t0, read) => {
       const values = read instanceof Values ? read : Values.from(read as ArrayLike<number>);
       const steps = values.length / (window.width * window.height);
+      const parts = kernel.cut(values, { steps, height: window.height, width: window.width }, tileHeight, tileWidth);
+      let at = 0;
       await Promise.all(
         tiles.map((tile, i) => {
-          const part = new Values(steps * tile.height * tile.width);
-          let o = 0;
-          for (let s = 0; s < steps; s++) {
-            for (let r = 0; r < tile.height; r++) {
-              const from = (s * window.height + tile.oy + r) * window.width + tile.ox;
-              part.set(values.subarray(from, from + tile.width) as never, o);
-              o += tile.width;
-            }
-          }
-          return file.writeAt(bytesOf(part), (starts[i] + t0 * tile.height * tile.width) * part.BYTES_PER_ELEMENT);
+          const bytes = steps * tile.height * tile.width * values.BYTES_PER_ELEMENT;
+          at += bytes;
+          return file.writeAt(parts.subarray(at - bytes, at), (starts[i] + t0 * tile.height * tile.width) * values.BYTES_PER_ELEMENT);
         }),
       );
     });

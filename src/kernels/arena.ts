@@ -155,6 +155,16 @@ export class RunInput {
     this.staging.set(values);
     return this.staging;
   }
+
+  /** The run's bytes, as they are, where the kernel can take them: in place when it is in the kernel's memory, else copied to the staging array (never shorter). */
+  bytes(values: TypedArray): Uint8Array {
+    const bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+    if (this.space.holds(values)) return bytes;
+    const staged = new Uint8Array(this.staging.buffer, this.staging.byteOffset, this.staging.byteLength);
+    if (bytes.length > staged.length) throw new Error(`kernel: a run of ${bytes.length} bytes, sized for ${staged.length}`);
+    staged.set(bytes);
+    return staged.subarray(0, bytes.length);
+  }
 }
 
 /** Rows to put last to first while unshuffling: each plane's `rows` rows of `rowBytes` bytes. */
