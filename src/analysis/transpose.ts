@@ -154,9 +154,12 @@ function transposedVariable(v: Variable, index: number, layout: TransposeLayout,
               const tx = window.x + tc * tile.width;
               const th = Math.min(tile.height, window.y + window.height - ty);
               const tw = Math.min(tile.width, window.x + window.width - tx);
-              const stored = new Values((t1 - t0) * th * tw);
+              // One whole tile at one index of the other dimensions (the tile walk's read) is
+              // stored as the slab lays it out: read straight into it.
+              const whole = out.length === (t1 - t0) * th * tw && tx === want.x && ty === want.y && tw === want.width && th === want.height;
+              const stored = whole ? out : new Values((t1 - t0) * th * tw);
               await file.readAt(bytesOf(stored), (starts[tr * across + tc] + t0 * th * tw) * stored.BYTES_PER_ELEMENT);
-              copyOverlap(stored, { x: tx, y: ty, width: tw, height: th }, out, want, base, steps[t], t1 - t0);
+              if (!whole) copyOverlap(stored, { x: tx, y: ty, width: tw, height: th }, out, want, base, steps[t], t1 - t0);
             }
           }
         } finally {
