@@ -128,7 +128,8 @@ function transposedVariable(v: Variable, index: number, layout: TransposeLayout,
         throw new RangeError(`the transposed ${v.name} holds only the analysis window`);
       const counts = dims.map(([a, b]) => b - a);
       const shape = [...counts, want.height, want.width];
-      const out = new Values(shape.reduce((a, b) => a * b, 1));
+      const length = shape.reduce((a, b) => a * b, 1);
+      const out = selection.into instanceof Values && selection.into.length === length ? selection.into : new Values(length);
       const steps = strides(shape);
       const [t0, t1] = dims[t];
       const others = counts.map((n, i) => (i === t ? 1 : n));

@@ -28,7 +28,8 @@
  * fitter.fitTile(slab.data, pixels, variable.nodata, out);
  * ```
  */
-import type { TypedArray } from "../cube/types.js";
+import type { PixelType, TypedArray } from "../cube/types.js";
+import { SeriesGather } from "../kernels/seriesGather.js";
 import { type KendallResult, kendallScratch, mannKendall, MIN_KENDALL_VALUES, seasonalKendall } from "./kendall.js";
 import { type QrFactorization, inverseGramDiagonal, qrFactor, qrSolve } from "./linalg.js";
 import { tTwoSidedP } from "./statDistributions.js";
@@ -67,6 +68,8 @@ export interface TileFitter {
    * done after each block (a Kendall test of a long series takes long per tile).
    */
   fitTile(data: TypedArray, pixels: number, nodata: number | undefined, out: Float64Array, onPixels?: (done: number) => void): void;
+  /** An array to read a tile's slab of `length` values into, where fitTile takes it without a copy (undefined: any array). */
+  slabArray(length: number, pixelType: PixelType): TypedArray | undefined;
 }
 
 /** Pixels gathered together from the slice-major slab. */
@@ -88,41 +91,33 @@ export function createTileFitter(setup: FitSetup): TileFitter {
   const names = bandNames(setup.model, setup.statistics);
   const lsq = isKendall(setup.model) ? undefined : leastSquares(setup, xs, center, scale, order);
   const fit = lsq ? lsq.pixel : kendallPixel(setup, order, xs);
-  const y = new Float64Array(n);
-  const valid = new Uint8Array(n);
   const result = new Float64Array(names.length);
-  const block = new Float64Array(n * BLOCK);
+  const gather = new SeriesGather(order, BLOCK);
   return {
     bands: names.length,
     bandNames: names,
     center,
     scale,
+    slabArray: (length, pixelType) => gather.slabArray(length, pixelType),
     fitTile(data, pixels, nodata, out, onPixels) {
       const nd = nodata === undefined ? NaN : nodata;
       // Complete pixels of a least-squares fit in one vectorised sweep; the others one by one.
       const done = lsq?.completePixels(data, pixels, nd, out);
       // Pixels go in blocks: each slice's values of a block are copied in one contiguous run
       // (the slab is slice-major), then each pixel reads its series from the small block
-      // buffer instead of striding through the whole slab.
+      // instead of striding through the whole slab (a WebAssembly kernel: kernels/seriesGather.ts).
+      let taken = false;
       for (let p0 = 0; p0 < pixels; p0 += BLOCK) {
         const count = Math.min(BLOCK, pixels - p0);
         if (done && done.subarray(p0, p0 + count).every((d) => d === 1)) continue;
-        for (let k = 0; k < n; k++) {
-          const from = order[k] * pixels + p0;
-          for (let j = 0; j < count; j++) block[k * BLOCK + j] = data[from + j];
-        }
+        if (!taken) gather.take(data);
+        taken = true;
+        gather.block(pixels, p0, count);
         for (let j = 0; j < count; j++) {
           const p = p0 + j;
           if (done && done[p]) continue;
-          let m = 0;
-          for (let k = 0; k < n; k++) {
-            const v = block[k * BLOCK + j];
-            const ok = v === v && v !== nd ? 1 : 0;
-            valid[k] = ok;
-            y[k] = v;
-            m += ok;
-          }
-          const good = (setup.ignoreNoData || m === n) && fit(y, valid, m, result);
+          const m = gather.pixel(j, nd);
+          const good = (setup.ignoreNoData || m === n) && fit(gather.series, gather.valid, m, result);
           for (let b = 0; b < names.length; b++) out[b * pixels + p] = good ? result[b] : Number.NaN;
         }
         onPixels?.(p0 + count);

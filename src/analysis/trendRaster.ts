@@ -218,8 +218,9 @@ export async function computeTrend(
           if (!ownsStep(step++, options.share)) continue;
           options.signal?.throwIfAborted();
           const window = { x: w.x + x, y: w.y + y, width: Math.min(tw, w.width - x), height: Math.min(th, w.height - y) };
-          const slab = await v.read({ dims, window, signal: options.signal });
           const pixels = window.width * window.height;
+          const into = fitter.slabArray(pixels * fit.values.length, v.pixelType);
+          const slab = await v.read({ dims, window, signal: options.signal, into });
           if (out.length !== fitter.bands * pixels) out = new Float64Array(fitter.bands * pixels);
           // A slow tile (Mann-Kendall of a long series: minutes) reports its pixels as it goes.
           const started = Date.now();
