@@ -41,7 +41,8 @@ it; the output must not exist, and a failed or interrupted run leaves nothing be
 Options:
   --input       the input raster: a file, a Zarr directory, an http(s) Zarr URL or a data-store URI
   --output      the Zarr store to create
-  --threads N   threads to share the work over (default: the machine's ${availableParallelism()})
+  --threads N   threads to share the work over (default: the machine's ${availableParallelism()}, a pass
+                streaming the input taking one per two cores: it keeps about two busy)
   --store SPEC  register a data store (fileShare:<name>=<dir>, cloudStore:<name>=<dir|url>)`,
 
   async run(args, out) {
@@ -73,7 +74,9 @@ Options:
         progress: (p) => progress.update(p),
         message: (type, text) => progress.message(type === "esriJobMessageTypeWarning" ? `warning: ${text}` : text),
         report: () => {},
-        threads,
+        threads: threads ?? availableParallelism(),
+        // A count given is taken as it is; the default lets the walk plan its streamed passes by the cores.
+        cores: threads === undefined ? availableParallelism() : undefined,
         fanOut: (count, payload, [from, to] = [0, 100]) =>
           fanOut(count, payload as never, {
             workerModule: WORKER_MODULE,
@@ -125,7 +128,7 @@ function readArguments(args: string[], task: TaskDefinition) {
   const stores: string[] = [];
   let input: string | undefined;
   let output: string | undefined;
-  let threads = availableParallelism();
+  let threads: number | undefined;
   for (let i = 0; i < args.length; i++) {
     const flag = args[i];
     if (!flag.startsWith("--")) throw new InvalidInputError(`unexpected "${flag}": parameters are --<name> <value>`);

@@ -116,6 +116,12 @@ export interface TaskContext {
   /** The most threads this job may use at once (the server's threads per job). */
   readonly threads: number;
   /**
+   * The cores its streamed passes are planned by (OpenedInput.walk.streamed): the machine's,
+   * whose threads run its shards; undefined, every pass takes the threads it is given (shards
+   * in other processes, as the queue's workers run them, or a thread count the user chose).
+   */
+  readonly cores?: number;
+  /**
    * Run shards 0..count-1 of this job's task at once, each on its own thread (shard 0 on
    * this one): every shard gets `payload` and its index (see RunShard). Resolves to their
    * results in index order; rejects with the first failure, once every shard has stopped.

@@ -131,7 +131,7 @@ export function anomalyWalk(
   const passes = external ? 1 : 2;
   const last = passes - 1;
   return {
-    walk: { passes, note: chosen.note, shares: chosen.shares },
+    walk: { passes, note: chosen.note, shares: chosen.shares, streamed: external ? [0] : [0, 1] },
     async compute(sink, walk) {
       const pass = walk.pass ?? 0;
       const index = walk.share?.index ?? 0;

@@ -23,7 +23,7 @@ export function transposeWalk(
 ): Pick<OpenedInput, "walk" | "compute"> {
   const units = streamUnits(cube, { variables, window: layout.window, bandRows: layout.window.height, runs: layout.runs });
   return {
-    walk: { passes: 2, note: chosen.note, shares: chosen.shares },
+    walk: { passes: 2, note: chosen.note, shares: chosen.shares, streamed: [0] },
     async compute(sink, walk) {
       const scratch = walk.scratch!;
       if ((walk.pass ?? 0) === 1) return tileWalk(transposedCube(cube, layout, scratch), sink, walk);

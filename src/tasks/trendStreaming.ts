@@ -95,6 +95,7 @@ export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<
         ? `${chosen.note} RMSE, R2 and the p-value come from the sums; pass 2 reads the input again only where a fit is too close to perfect for them.`
         : chosen.note,
       alone: [write],
+      streamed: residuals ? [0, 1] : [0],
       shares: chosen.shares,
     },
     async compute(sink, walk) {

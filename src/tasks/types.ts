@@ -52,6 +52,12 @@ export interface RunContext {
   /** The most threads this run may use (the server's threads per job). */
   readonly threads: number;
   /**
+   * The cores its streamed passes are planned by (OpenedInput.walk.streamed): the machine's,
+   * whose threads run its shards; undefined, every pass takes the threads it is given (shards
+   * in other processes, as the queue's workers run them, or a thread count the user chose).
+   */
+  readonly cores?: number;
+  /**
    * Run the task's `runShard` with `payload` as shards 0..count-1 on threads at once; their
    * results in order. Their progress is the run's, within `span` (default [0, 100]).
    */

@@ -2,7 +2,8 @@
  * A task's RunContext as a worker would give it, recording progress and reports; with
  * `abortAt`, the signal is aborted at that progress call (to cancel after the n-th tile).
  * With `shards`, the run may fan out to `shards.threads` shards of `shards.task`, run here
- * in this thread, interleaved (the sharing of the work without the threads).
+ * in this thread, interleaved (the sharing of the work without the threads), its streamed
+ * passes planned by `shards.cores` when given.
  */
 import assert from "node:assert/strict";
 import { readdir } from "node:fs/promises";
@@ -10,12 +11,17 @@ import { join } from "node:path";
 import { openRasterStore } from "../../src/store/rasterStore.js";
 import type { RunContext, TaskDefinition } from "../../src/tasks/types.js";
 
-export function fakeRunContext<O>(dataDir: string, abortAt?: number, shards?: { task: TaskDefinition<O>; threads: number }) {
+export function fakeRunContext<O>(
+  dataDir: string,
+  abortAt?: number,
+  shards?: { task: TaskDefinition<O>; threads: number; cores?: number },
+) {
   const controller = new AbortController();
   const reports: Record<string, unknown> = {};
   const progress: number[] = [];
   /** The shard counts of each fanOut call. */
   const fannedOut: number[] = [];
+  const messages: string[] = [];
   const ctx: RunContext = {
     signal: controller.signal,
     dataDir,
@@ -23,11 +29,12 @@ export function fakeRunContext<O>(dataDir: string, abortAt?: number, shards?: { 
       progress.push(p);
       if (abortAt !== undefined && progress.length >= abortAt) controller.abort();
     },
-    message: () => {},
+    message: (_, description) => messages.push(description),
     report: (k, v) => {
       reports[k] = v;
     },
     threads: shards?.threads ?? 1,
+    cores: shards?.cores,
     fanOut: (count, payload) => {
       if (!shards) throw new Error("this fake run context cannot fan out");
       fannedOut.push(count);
@@ -37,7 +44,7 @@ export function fakeRunContext<O>(dataDir: string, abortAt?: number, shards?: { 
       );
     },
   };
-  return { ctx, reports, progress, fannedOut };
+  return { ctx, reports, progress, fannedOut, messages };
 }
 
 /**

@@ -1,0 +1,73 @@
+/**
+ * Threads for passes that stream the input (OpenedInput.walk.streamed, tasks/common.ts): one
+ * share of such a pass keeps about two cores busy, so on a machine of `cores` cores they take
+ * one thread per two cores when no thread count was asked for, and every thread allowed when
+ * one was (parallelProcessingFactor) or when the shards run elsewhere (no cores). The job
+ * says which. A streamed z-score (2 streamed passes) and a transposed median anomaly (pass 1
+ * streamed, pass 2 tiles) on a record-a-step NetCDF file; the shards run in this thread.
+ */
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { isAbsolute, join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { openLocation } from "../../src/io/open.js";
+import { anomalyTask } from "../../src/tasks/anomaly.js";
+import type { ParseEnv, TaskDefinition } from "../../src/tasks/types.js";
+import { fakeRunContext } from "../helpers/runContext.js";
+import { REAL } from "../helpers/subsetCases.js";
+
+const env: ParseEnv = {
+  resolveInput: async (descriptor) => {
+    const uri = (descriptor as { uri: string }).uri;
+    return { location: { path: isAbsolute(uri) ? uri : REAL + uri }, warnings: [] };
+  },
+  resolveOutput: async () => ({ kind: "create", serviceName: "out", itemProperties: {} }),
+  openCube: (location) => openLocation(location),
+};
+
+let dir = "";
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), "strata-streamed-"));
+});
+after(() => rm(dir, { recursive: true, force: true }));
+
+const ZSCORE = { inputMultidimensionalRaster: '{"uri":"ocean_atlas_subset.nc"}', method: "Z_SCORE", calculationInterval: "ALL" };
+const MEDIAN = { ...ZSCORE, method: "DIFFERENCE_FROM_MEDIAN" };
+
+/** The fan-outs' shard counts and the job's message on its threads. */
+async function run<O>(task: TaskDefinition<O>, params: Record<string, string>, threads: number, cores?: number) {
+  const { options } = await task.parse({ outputName: '{"serviceProperties":{"name":"out"}}', ...params }, env);
+  const context = fakeRunContext(join(dir, `${task.info.name}-${Date.now()}-${Math.random()}`), undefined, { task, threads, cores });
+  // 16-pixel tiles: the walks stream (or transpose) rather than walk whole-time tiles (see shards.test.ts).
+  await task.run({ ...options, tile: 16 }, context.ctx);
+  return { fanned: context.fannedOut, said: context.messages.find((m) => m.startsWith("Working on")) };
+}
+
+describe("threads for streamed passes", () => {
+  it("on 2 cores, a z-score's two streamed passes take one thread; on 4, two of the 3 allowed", async () => {
+    const two = await run(anomalyTask, ZSCORE, 3, 2);
+    assert.deepEqual(two.fanned, []);
+    assert.equal(
+      two.said,
+      "Working on 1 thread of the 3 allowed: a pass streaming the input keeps about 2 cores busy a thread (reading, inflating, writing), and this machine has 2.",
+    );
+    const four = await run(anomalyTask, ZSCORE, 3, 4);
+    assert.deepEqual(four.fanned, [2, 2]);
+    assert.match(four.said!, /^Working on 2 threads of the 3 allowed: .* this machine has 4\.$/);
+  });
+
+  it("a median anomaly transposes on one thread of 2 cores and takes its tiles on all", async () => {
+    const { fanned, said } = await run(anomalyTask, MEDIAN, 3, 2);
+    assert.deepEqual(fanned, [3]);
+    assert.match(said!, /^Working on 3 threads, pass 1 on 1: a pass streaming the input keeps about 2 cores busy/);
+  });
+
+  it("takes every thread when a parallelProcessingFactor is given, or the shards run elsewhere", async () => {
+    const asked = await run(anomalyTask, { ...ZSCORE, context: '{"parallelProcessingFactor":"3"}' }, 3, 2);
+    assert.deepEqual(asked.fanned, [3, 3]);
+    assert.equal(asked.said, "Working on 3 threads.");
+    const elsewhere = await run(anomalyTask, ZSCORE, 3);
+    assert.deepEqual(elsewhere.fanned, [3, 3]);
+  });
+});
