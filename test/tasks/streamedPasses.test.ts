@@ -9,22 +9,12 @@
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { openLocation } from "../../src/io/open.js";
 import { anomalyTask } from "../../src/tasks/anomaly.js";
-import type { ParseEnv, TaskDefinition } from "../../src/tasks/types.js";
+import type { TaskDefinition } from "../../src/tasks/types.js";
 import { fakeRunContext } from "../helpers/runContext.js";
-import { REAL } from "../helpers/subsetCases.js";
-
-const env: ParseEnv = {
-  resolveInput: async (descriptor) => {
-    const uri = (descriptor as { uri: string }).uri;
-    return { location: { path: isAbsolute(uri) ? uri : REAL + uri }, warnings: [] };
-  },
-  resolveOutput: async () => ({ kind: "create", serviceName: "out", itemProperties: {} }),
-  openCube: (location) => openLocation(location),
-};
+import { fixtureEnv } from "../helpers/subsetCases.js";
 
 let dir = "";
 before(async () => {
@@ -37,7 +27,7 @@ const MEDIAN = { ...ZSCORE, method: "DIFFERENCE_FROM_MEDIAN" };
 
 /** The fan-outs' shard counts and the job's message on its threads. */
 async function run<O>(task: TaskDefinition<O>, params: Record<string, string>, threads: number, cores?: number) {
-  const { options } = await task.parse({ outputName: '{"serviceProperties":{"name":"out"}}', ...params }, env);
+  const { options } = await task.parse({ outputName: '{"serviceProperties":{"name":"out"}}', ...params }, fixtureEnv);
   const context = fakeRunContext(join(dir, `${task.info.name}-${Date.now()}-${Math.random()}`), undefined, { task, threads, cores });
   // 16-pixel tiles: the walks stream (or transpose) rather than walk whole-time tiles (see shards.test.ts).
   await task.run({ ...options, tile: 16 }, context.ctx);
