@@ -49,7 +49,8 @@ export interface TransposeLayout {
 
 /**
  * Write this share's runs of `unit` (a variable at one index of its other dimensions, over
- * the whole window) into the unit's tiles.
+ * the whole window) into the unit's tiles. `kernels` keeps each variable's kernel (three runs'
+ * worth of memory) for the share's next unit of it.
  * @example
  * for (const unit of streamUnits(cube, { variables, window, bandRows: window.height, runs })) await transposeUnit(cube, layout, unit, scratch, { share });
  */
@@ -59,6 +60,7 @@ export async function transposeUnit(
   unit: StreamUnit,
   scratch: TileScratch,
   walk: RunWalk,
+  kernels = new Map<string, TilePartsKernel>(),
 ): Promise<void> {
   const v = variableNamed(cube, unit.variable);
   const { window } = layout;
@@ -68,8 +70,11 @@ export async function transposeUnit(
   const starts = tileStarts(tiles, v.dimensions[timeAxis(v)].values.length);
   const file = await scratch.openAt(unitName(cube.variables.indexOf(v), v, unit.dims), "write");
   const { height: tileHeight, width: tileWidth } = layout.tiles[v.name];
-  const longest = Math.max(...layout.runs[v.name].map(([a, b]) => b - a));
-  const kernel = new TilePartsKernel(longest * window.width * window.height, v.pixelType);
+  let kernel = kernels.get(v.name);
+  if (!kernel) {
+    const longest = Math.max(...layout.runs[v.name].map(([a, b]) => b - a));
+    kernels.set(v.name, (kernel = new TilePartsKernel(longest * window.width * window.height, v.pixelType)));
+  }
   try {
     await eachRun(v, layout.runs[v.name], unit.dims, unit.band, { ...walk, arrays: (n) => kernel.runArray(n) }, async (t0, read) => {
       const values = read instanceof Values ? read : Values.from(read as ArrayLike<number>);

@@ -27,9 +27,10 @@ export function transposeWalk(
     async compute(sink, walk) {
       const scratch = walk.scratch!;
       if ((walk.pass ?? 0) === 1) return tileWalk(transposedCube(cube, layout, scratch), sink, walk);
+      const kernels = new Map();
       for (const [u, unit] of units.entries()) {
         const onProgress = (f: number) => walk.onProgress?.((u + f) / units.length);
-        await transposeUnit(cube, layout, unit, scratch, { share: walk.share, signal: walk.signal, onProgress });
+        await transposeUnit(cube, layout, unit, scratch, { share: walk.share, signal: walk.signal, onProgress }, kernels);
       }
       return new Map(variables.map((name) => [name, undefined]));
     },
