@@ -127,24 +127,6 @@ export function summarize(segments: i32): bool {
   let minStepX: f64 = Infinity;
   let maxSpanX: f64 = 0;
   let equalXRuns = false;
-  for (let s = 0; s < segments; s++) {
-    const from = i32At(segFrom, s);
-    const to = i32At(segTo, s);
-    for (let i = from; i < to; i++) {
-      const xi = f64At(x, i);
-      const yi = f64At(y, i);
-      if (xi - xi != 0 || yi - yi != 0) return false; // ±∞ or NaN
-      maxAbsY = max(maxAbsY, abs(yi));
-      maxAbsX = max(maxAbsX, abs(xi));
-      if (i > from) {
-        const step = xi - f64At(x, i - 1);
-        if (step < 0) return false;
-        if (step == 0) equalXRuns = true;
-        else if (step < minStepX) minStepX = step;
-      }
-    }
-    maxSpanX = max(maxSpanX, f64At(x, to - 1) - f64At(x, from));
-  }
   let score: f64 = 0;
   let variance: f64 = 0;
   let decreasing: f64 = 0;
@@ -156,21 +138,40 @@ export function summarize(segments: i32): bool {
     const from = i32At(segFrom, s);
     const to = i32At(segTo, s);
     const size = <f64>(to - from);
-    let mx: f64 = 0;
-    let my: f64 = 0;
+    // One pass: the checks, the keys, and the sums about the season's first point (sxx and
+    // sxy only place the first cut, so their last bits do not matter).
+    const x0 = f64At(x, from);
+    const y0 = f64At(y, from);
+    let sx: f64 = 0;
+    let sy: f64 = 0;
+    let sxxShifted: f64 = 0;
+    let sxyShifted: f64 = 0;
+    let previous = x0;
     for (let i = from; i < to; i++) {
-      setF64(key, i, f64At(y, i));
+      const xi = f64At(x, i);
+      const yi = f64At(y, i);
+      if (xi - xi != 0 || yi - yi != 0) return false; // ±∞ or NaN
+      maxAbsY = max(maxAbsY, abs(yi));
+      maxAbsX = max(maxAbsX, abs(xi));
+      const step = xi - previous;
+      if (step < 0) return false;
+      if (i > from) {
+        if (step == 0) equalXRuns = true;
+        else if (step < minStepX) minStepX = step;
+      }
+      previous = xi;
+      setF64(key, i, yi);
       setI32(order, i, i);
-      mx += f64At(x, i);
-      my += f64At(y, i);
+      const dx = xi - x0;
+      const dy = yi - y0;
+      sx += dx;
+      sy += dy;
+      sxxShifted += dx * dx;
+      sxyShifted += dx * dy;
     }
-    mx /= size;
-    my /= size;
-    for (let i = from; i < to; i++) {
-      const dx = f64At(x, i) - mx;
-      sxx += dx * dx;
-      sxy += dx * (f64At(y, i) - my);
-    }
+    maxSpanX = max(maxSpanX, f64At(x, to - 1) - x0);
+    sxx += sxxShifted - (sx * sx) / size;
+    sxy += sxyShifted - (sx * sy) / size;
     const down = sortCount(from, to, true);
     // Runs of equal y: their pairs, and the tie correction of Var(S).
     let ties: f64 = 0;
