@@ -146,7 +146,7 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
           const cores = options.parallelism ? undefined : ctx.cores;
           const threadsFor = passThreads(input.walk, threads, cores);
           if (input.walk) ctx.message("esriJobMessageTypeInformative", input.walk.note);
-          if (threads > 1) ctx.message("esriJobMessageTypeInformative", threadsNote(input.walk, threads, cores));
+          if (threads > 1) ctx.message("esriJobMessageTypeInformative", threadsNote(input.walk, threads, threadsFor, cores));
           // Shard 0 runs on this thread: it uses this input rather than opening another.
           const takeBack = lendInput(task, inputKey(options, path), input);
           const stats = await drained(writer, () =>
@@ -300,8 +300,7 @@ function passThreads(walk: OpenedInput["walk"], threads: number, cores: number |
 }
 
 /** The job's message on its threads, saying which passes take fewer and why. */
-function threadsNote(walk: OpenedInput["walk"], threads: number, cores: number | undefined): string {
-  const threadsFor = passThreads(walk, threads, cores);
+function threadsNote(walk: OpenedInput["walk"], threads: number, threadsFor: (pass: number) => number, cores: number | undefined): string {
   const fewer = (walk?.streamed ?? []).filter((pass) => threadsFor(pass) < threads);
   if (fewer.length === 0) return `Working on ${threads} threads.`;
   const n = threadsFor(fewer[0]);
