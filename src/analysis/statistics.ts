@@ -4,7 +4,7 @@
  * so image services can answer them without reading the data again.
  */
 import type { TypedArray } from "../cube/types.js";
-import type { ChunkRegion } from "../io/chunkSummary.js";
+import type { ChunkRegion } from "../cube/chunkSummaries.js";
 import { type StagedBlock, stageBlock } from "../kernels/statistics.js";
 import { type FineHistogram, HistogramAccumulator, type TypedFineHistogram } from "./histogram.js";
 

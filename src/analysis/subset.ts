@@ -5,7 +5,7 @@
  */
 import { combinationAt } from "../cube/combinations.js";
 import { type Cube, type Slab, type TypedArray, type Window, variableNamed } from "../cube/types.js";
-import type { ChunkSummaries } from "../io/chunkSummary.js";
+import type { ChunkSummaries } from "../cube/chunkSummaries.js";
 import { type Share, ownStepCount, ownsStep } from "./share.js";
 import { type Statistics, statisticsAccumulator } from "./statistics.js";
 

@@ -4,29 +4,8 @@
  * function is named by its module's URL, which the encoder's thread imports, keeping this
  * layer free of what the summary is.
  */
+import type { ChunkRegion, ChunkSummarizer } from "../cube/chunkSummaries.js";
 import type { TypedArray } from "../cube/types.js";
-
-/** What summarizes a chunk: `module` (a URL) exports `name`, a ChunkSummaryFunction; `options` is its last argument. */
-export interface ChunkSummarizer {
-  readonly module: string;
-  readonly name: string;
-  readonly options?: unknown;
-}
-
-/** Summaries asked of a block's chunks as they are written: each chunk's handed to `take`, in the block's chunk order. */
-export interface ChunkSummaries {
-  readonly summarizer: ChunkSummarizer;
-  take(summary: Promise<unknown>): void;
-}
-
-/**
- * The chunk's region that belongs to the array: `extent` of `shape` (both in elements, per
- * dimension), from the chunk's origin; an edge chunk's other values are padding.
- */
-export interface ChunkRegion {
-  readonly shape: readonly number[];
-  readonly extent: readonly number[];
-}
 
 /** A summary of `values` (a chunk, C order) over `region`; its result must survive structured cloning. */
 type ChunkSummaryFunction = (values: TypedArray, region: ChunkRegion, options: unknown) => unknown;

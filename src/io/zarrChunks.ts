@@ -17,7 +17,7 @@ import type { Slab, TypedArray } from "../cube/types.js";
 import { typedArrayFor } from "./raw.js";
 import { ZARR_NUMERIC_DTYPES } from "./zarrRead.js";
 import { chunkEncoder } from "./chunkEncoder.js";
-import type { ChunkSummaries } from "./chunkSummary.js";
+import type { ChunkSummaries } from "../cube/chunkSummaries.js";
 
 /** Buffers per vectored read (Linux's IOV_MAX). */
 const MAX_READ_PARTS = 1024;

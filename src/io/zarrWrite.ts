@@ -23,7 +23,7 @@ import {
   spatialNames,
   variableAttributes,
 } from "./cfAttributes.js";
-import type { ChunkSummaries } from "./chunkSummary.js";
+import type { ChunkSummaries } from "../cube/chunkSummaries.js";
 import { type ChunkWriter, openChunkWriter } from "./zarrChunks.js";
 import { type V3Node, writeV2Metadata } from "./zarrV2Metadata.js";
 import {
