@@ -1,8 +1,8 @@
 /**
  * One dataset: its header decoded once, its chunk index read on first use, and hyperslab
- * reads assembled from chunks decoded concurrently (a bounded number at a time, so libuv's
- * threads inflate in parallel). A read of exactly one whole chunk is one positional read,
- * one inflate and the unshuffle straight into the returned array.
+ * reads assembled from chunks read concurrently (a bounded number of positional reads at a
+ * time) and decoded on the calling thread as each arrives. A read of exactly one whole chunk
+ * is one positional read, one inflate and the unshuffle straight into the returned array.
  */
 import { strides } from "../../cube/combinations.js";
 import type { TypedArray } from "../../cube/types.js";
@@ -203,7 +203,9 @@ class Dataset implements Hdf5Dataset {
         await Promise.all(
           run.map((stored) =>
             place(stored.coords, (into) =>
-              this.decode(stored, buffer.subarray(stored.address - first, stored.address - first + stored.size), into, reversed),
+              Promise.resolve(
+                this.decode(stored, buffer.subarray(stored.address - first, stored.address - first + stored.size), into, reversed),
+              ),
             ),
           ),
         );
@@ -240,7 +242,7 @@ class Dataset implements Hdf5Dataset {
       await this.source.readInto(bytes, stored.address);
       this.chunkReadCalls++;
       this.chunksRead++;
-      const decoded = await this.decode(stored, bytes, into, reversed);
+      const decoded = this.decode(stored, bytes, into, reversed);
       // Unfiltered, the chunk is the read buffer itself, which the finally hands to the next
       // read (whose pread may land while the caller copies): copied out first.
       if (decoded.buffer !== buffer.buffer) return decoded;
@@ -253,7 +255,7 @@ class Dataset implements Hdf5Dataset {
   }
 
   /** A stored chunk's bytes through its filters (an edge chunk may have skipped them). */
-  private decode(stored: StoredChunk, bytes: Buffer, into?: Uint8Array, reversed?: ReversedRows): Promise<Uint8Array> {
+  private decode(stored: StoredChunk, bytes: Buffer, into?: Uint8Array, reversed?: ReversedRows): Uint8Array {
     const partial = stored.coords.some((c, d) => (c + 1) * this.chunkShape[d] > this.shape[d]);
     const filters = this.layout.class === "chunked" && this.layout.unfilteredEdges && partial ? [] : this.filters;
     return decodeChunk(bytes, filters, stored.filterMask, this.chunkBytes, this.type.size, into, reversed);

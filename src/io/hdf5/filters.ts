@@ -1,29 +1,17 @@
 /**
- * Undoing a chunk's filter pipeline: deflate through node:zlib's asynchronous inflate (it runs
- * on libuv's thread pool, so chunks decode in parallel), or its synchronous one for small
- * chunks, shuffle in a tight loop, fletcher32 verified and stripped. Any other filter, or a
- * chunk that skipped a filter, is unsupported.
+ * Undoing a chunk's filter pipeline on the calling thread (a job's threads decode their chunks
+ * in parallel): deflate (inflate.ts), shuffle in a tight loop or a kernel, fletcher32 verified
+ * and stripped. Any other filter, or a chunk that skipped a filter, is unsupported.
  */
 import { endianness } from "node:os";
-import { promisify } from "node:util";
-import { inflate, inflateSync } from "node:zlib";
 import { type ReversedRows, unshuffleIntoKernel } from "../../kernels/arena.js";
 import { flipRows } from "../flipRows.js";
+import { chunkInflater } from "./inflate.js";
 import type { Filter } from "./messages.js";
 import { Hdf5FormatError, Hdf5UnsupportedError } from "./source.js";
 
-const inflateAsync = promisify(inflate) as (buffer: Uint8Array, options: { chunkSize: number; maxOutputLength: number }) => Promise<Buffer>;
-
 /** Bytes a deflated chunk may hold beyond its values (a checksum filtered after it). */
 const INFLATE_SLACK = 1024;
-
-/**
- * Chunks of at most this many bytes are inflated on the calling thread: a trip through the
- * thread pool costs more than inflating them (a coordinate stored one value per chunk, as
- * netCDF-4 stores an unlimited time axis, read 1461 chunks in 50-100 ms through the pool and
- * in 5 ms here; every open of a daily cube paid it).
- */
-const SYNC_INFLATE_BYTES = 64 * 1024;
 
 export const FilterId = { deflate: 1, shuffle: 2, fletcher32: 3 } as const;
 const SUPPORTED = new Set<number>(Object.values(FilterId));
@@ -40,7 +28,7 @@ export function unsupportedFilter(filters: readonly Filter[]): string | undefine
  * is given, it writes there, so a whole-chunk read needs no extra copy (and, into a kernel's
  * run, reverses the rows as it goes).
  */
-export async function decodeChunk(
+export function decodeChunk(
   stored: Buffer,
   filters: readonly Filter[],
   filterMask: number,
@@ -48,7 +36,7 @@ export async function decodeChunk(
   elementSize: number,
   into?: Uint8Array,
   reversed?: ReversedRows,
-): Promise<Uint8Array> {
+): Uint8Array {
   if (filterMask !== 0 && filters.some((_, i) => filterMask & (1 << i))) {
     throw new Hdf5UnsupportedError("a chunk stored with some of its filters skipped");
   }
@@ -58,18 +46,18 @@ export async function decodeChunk(
     const filter = filters[i];
     const last = i === 0;
     switch (filter.id) {
-      case FilterId.deflate:
-        // One output buffer with room to spare: inflate fills it in one trip through the pool and
-        // hands it back without concatenating (a buffer of exactly the chunk's size came back
-        // full, so zlib took a second trip, and a second buffer, to find the stream's end).
-        try {
-          // Bounded: a crafted chunk must not inflate to more than a chunk's worth of memory.
-          const options = { chunkSize: chunkBytes + INFLATE_SLACK, maxOutputLength: chunkBytes + INFLATE_SLACK };
-          data = chunkBytes <= SYNC_INFLATE_BYTES ? inflateSync(data, options) : await inflateAsync(data, options);
-        } catch (e) {
-          throw new Hdf5FormatError(`a chunk does not inflate: ${e instanceof Error ? e.message : String(e)}`);
+      case FilterId.deflate: {
+        // Room to spare, so a stream longer than the chunk shows as one. The unshuffle copies
+        // the values out at once, so before it the chunk inflates into the thread's own buffer.
+        const room = chunkBytes + INFLATE_SLACK;
+        const inflater = chunkInflater();
+        if (!last && filters[i - 1].id === FilterId.shuffle) data = inflater.scratchFor(data, room);
+        else {
+          const out = new Uint8Array(room);
+          data = out.subarray(0, inflater.into(data, out));
         }
         break;
+      }
       case FilterId.shuffle: {
         const size = filter.clientData[0] ?? elementSize;
         const target = last && into ? into : new Uint8Array(data.length);
