@@ -92,6 +92,11 @@ export class KernelArena implements ArraySpace {
     if (this.exports.unshuffle) this.decodeStaging ??= bytes;
   }
 
+  /** See kernelStagingFor. */
+  stagingFor(bytes: number): Uint8Array | undefined {
+    return this.decodeStaging && this.decodeStaging.length >= bytes ? this.decodeStaging.subarray(0, bytes) : undefined;
+  }
+
   /** See unshuffleIntoKernel. */
   unshuffleInto(src: Uint8Array, size: number, into: Uint8Array, reversed?: ReversedRows): boolean {
     const count = Math.floor(src.length / size);
@@ -99,7 +104,8 @@ export class KernelArena implements ArraySpace {
     if (!staging || (size !== 2 && size !== 4) || src.length > staging.length || into.length < src.length) return false;
     const columns = reversed ? reversed.rowBytes / size : 0;
     if (reversed && (!Number.isInteger(columns) || count % (columns * reversed.rows) !== 0 || count * size !== src.length)) return false;
-    staging.set(src);
+    // A chunk inflated into the staging array (kernelStagingFor) is there already.
+    if (src.buffer !== staging.buffer || src.byteOffset !== staging.byteOffset) staging.set(src);
     this.exports.unshuffle(staging.byteOffset, into.byteOffset, count, size, columns, reversed?.rows ?? 0);
     // Bytes beyond whole elements were left in place by the shuffle filter.
     if (count * size < src.length) into.set(src.subarray(count * size), count * size);
@@ -171,6 +177,15 @@ export class RunInput {
 export interface ReversedRows {
   readonly rows: number;
   readonly rowBytes: number;
+}
+
+/**
+ * The first `bytes` of the staging array of the kernel whose memory holds `into`, where a
+ * decode may put a chunk it is about to unshuffle into `into` (saving unshuffleIntoKernel's
+ * copy); undefined when `into` is no kernel's or its staging is smaller.
+ */
+export function kernelStagingFor(into: Uint8Array, bytes: number): Uint8Array | undefined {
+  return arenas.get(into.buffer)?.stagingFor(bytes);
 }
 
 /**

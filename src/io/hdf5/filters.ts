@@ -4,7 +4,7 @@
  * and stripped. Any other filter, or a chunk that skipped a filter, is unsupported.
  */
 import { endianness } from "node:os";
-import { type ReversedRows, unshuffleIntoKernel } from "../../kernels/arena.js";
+import { type ReversedRows, kernelStagingFor, unshuffleIntoKernel } from "../../kernels/arena.js";
 import { flipRows } from "../flipRows.js";
 import { chunkInflater } from "./inflate.js";
 import type { Filter } from "./messages.js";
@@ -48,11 +48,14 @@ export function decodeChunk(
     switch (filter.id) {
       case FilterId.deflate: {
         // Room to spare, so a stream longer than the chunk shows as one. The unshuffle copies
-        // the values out at once, so before it the chunk inflates into the thread's own buffer.
+        // the values out at once, so before it the chunk inflates into memory reused: the
+        // staging array of the kernel it unshuffles into, or else the thread's own buffer.
         const room = chunkBytes + INFLATE_SLACK;
         const inflater = chunkInflater();
-        if (!last && filters[i - 1].id === FilterId.shuffle) data = inflater.scratchFor(data, room);
-        else {
+        if (!last && filters[i - 1].id === FilterId.shuffle) {
+          const staging = i === 1 && into ? kernelStagingFor(into, room) : undefined;
+          data = staging ? staging.subarray(0, inflater.into(data, staging)) : inflater.scratchFor(data, room);
+        } else {
           const out = new Uint8Array(room);
           data = out.subarray(0, inflater.into(data, out));
         }

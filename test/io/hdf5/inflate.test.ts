@@ -10,6 +10,8 @@ import { deflateSync } from "node:zlib";
 import { ChunkInflater } from "../../../src/io/hdf5/inflate.js";
 import { decodeChunk } from "../../../src/io/hdf5/filters.js";
 import { Hdf5FormatError } from "../../../src/io/hdf5/source.js";
+import { KernelArena, RunInput, kernelModule, kernelStagingFor } from "../../../src/kernels/arena.js";
+import { WASM_BASE64 } from "../../../src/kernels/linearSums.wasm.js";
 
 const DEFLATE = { id: 1, name: "deflate", optional: false, clientData: [] };
 const SHUFFLE = { id: 2, name: "shuffle", optional: false, clientData: [4] };
@@ -110,15 +112,30 @@ describe("decodeChunk and the inflater's buffer", () => {
     assert.deepEqual(b, second);
   });
 
-  it("a shuffled chunk inflates into the scratch and is unshuffled out of it", () => {
-    const values = 2000;
-    const chunks = [sample(values, 11), sample(values, 12)].map((bytes) => {
+  const values = 2000;
+  const shuffledChunks = () =>
+    [sample(values, 11), sample(values, 12)].map((bytes) => {
       // Shuffled as HDF5 stores it: byte k of every value together.
       const shuffled = new Uint8Array(bytes.length);
       for (let i = 0; i < values; i++) for (let k = 0; k < 4; k++) shuffled[k * values + i] = bytes[4 * i + k];
       return { bytes, stored: deflateSync(shuffled) };
     });
+
+  it("a shuffled chunk inflates into the scratch and is unshuffled out of it", () => {
+    const chunks = shuffledChunks();
     const decoded = chunks.map(({ bytes, stored }) => decodeChunk(stored, [SHUFFLE, DEFLATE], 0, bytes.length, 4));
     chunks.forEach(({ bytes }, i) => assert.deepEqual(decoded[i], bytes, `chunk ${i}`));
+  });
+
+  it("a shuffled chunk decoded into a kernel's run inflates into the kernel's staging array", () => {
+    const { placed: runs } = KernelArena.create(kernelModule("linearSums", WASM_BASE64), (space) => new RunInput(space, 4096, "F32"));
+    const run = runs.runArray(4096)!.subarray(0, values);
+    const into = new Uint8Array(run.buffer, run.byteOffset, run.byteLength);
+    assert.ok(kernelStagingFor(into, values * 4 + 1024), "the kernel stages decodes");
+    for (const { bytes, stored } of shuffledChunks()) {
+      const decoded = decodeChunk(stored, [SHUFFLE, DEFLATE], 0, bytes.length, 4, into);
+      assert.equal(decoded, into);
+      assert.deepEqual(into, bytes);
+    }
   });
 });
