@@ -12,7 +12,7 @@
  * - the mean anomaly on 2 threads against 1 (streamed: bound by memory), and MANN-KENDALL
  *   (one run each; compute-bound) likewise;
  * - the mean anomaly as a job through the REST API (a `strata serve` process, submit to
- *   Succeeded) against `strata run`;
+ *   Succeeded) against `strata run`, three of each alternating;
  * - each Strata row's peak memory above rest (a `strata run --help` process), and on a cube
  *   four times longer (`--long`, one run) against this one.
  * Installs Debian's cdo, netcdf-bin and time when missing; builds the CLI first.
@@ -60,8 +60,7 @@ export async function benchCdo(out: string, times: number, options: { long?: boo
   const medians = async (...runs: (() => Promise<Measured>)[]) => {
     const all: Measured[][] = runs.map(() => []);
     for (let i = 0; i < 3; i++) for (const [k, f] of runs.entries()) all[k].push(await f());
-    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[1];
-    return all.map((ms) => ({ seconds: median(ms.map((m) => m.seconds)), peakMB: median(ms.map((m) => m.peakMB)) }));
+    return all.map(medianOf);
   };
   const rows: string[][] = [];
   // Each row is printed as it comes too: a late failure loses none.
@@ -84,12 +83,13 @@ export async function benchCdo(out: string, times: number, options: { long?: boo
   row(`anomaly DIFFERENCE_FROM_MEAN RECURRING_MONTHLY, output raw, vs cdo ymonsub x -ymonmean x, ${times} days`, raw, ymonsub);
   add(["  same, peak memory (MB)", raw.peakMB.toFixed(0), ymonsub.peakMB.toFixed(0), f2(raw.peakMB / ymonsub.peakMB)]);
   row("  same, output zstd (Strata's default), vs cdo -z zip_1", mean, zipped);
-  const job = await asJob(nc4);
+  // Alternating with `strata run`s of its own, so both meet the machine in the same state.
+  const { job, local } = await asJobs(nc4, () => strata([...ANOMALY, "--method", "DIFFERENCE_FROM_MEAN"]));
   add([
     "mean anomaly as a REST job vs strata run (s)",
     f1(job.seconds),
-    f1(mean.seconds),
-    `${job.seconds >= mean.seconds ? "+" : ""}${f1(job.seconds - mean.seconds)} s`,
+    f1(local.seconds),
+    `${job.seconds >= local.seconds ? "+" : ""}${f1(job.seconds - local.seconds)} s`,
   ]);
   add(["  same, server's peak MB above its rest", (job.peakMB - job.restMB).toFixed(0), "", ""]);
   const [linear, cdoTrend] = await medians(
@@ -150,10 +150,11 @@ async function timed(command: string, args: string[]): Promise<Measured> {
 }
 
 /**
- * The mean anomaly as a job of a `strata serve` process on one thread, from submit to
- * Succeeded (polled every 50 ms), with the server's memory sampled meanwhile.
+ * The mean anomaly as jobs of one `strata serve` process on one thread, each timed from
+ * submit to Succeeded (polled every 50 ms) and run after one of `local`'s runs: medians of 3
+ * of each, with the server's peak memory sampled during its jobs (their median).
  */
-async function asJob(nc4: string): Promise<Measured & { restMB: number }> {
+async function asJobs(nc4: string, local: () => Promise<Measured>): Promise<{ job: Measured & { restMB: number }; local: Measured }> {
   const dataDir = await mkdtemp(join(dirname(nc4), "server-"));
   const server = await startServerProcess(dataDir, ["--store", `fileShare:bench=${dirname(nc4)}`, "--job-threads", "1", "--no-samples"]);
   try {
@@ -164,38 +165,55 @@ async function asJob(nc4: string): Promise<Measured & { restMB: number }> {
     ).json();
     const tools = `${server.url}/rest/services/System/RasterAnalysisTools/GPServer/GenerateMultidimensionalAnomaly`;
     const restMB = await server.rssMb();
-    let peak = restMB;
-    const sampler = setInterval(() => void server.rssMb().then((mb) => (peak = Math.max(peak, mb))), 100);
-    const t0 = performance.now();
-    const submitted = await (
-      await fetch(
-        `${tools}/submitJob`,
-        form({
-          f: "json",
-          token,
-          inputMultidimensionalRaster: JSON.stringify({ uri: `/fileShares/bench/${basename(nc4)}` }),
-          method: "DIFFERENCE_FROM_MEAN",
-          calculationInterval: "RECURRING_MONTHLY",
-          outputName: JSON.stringify({ serviceProperties: { name: `bench_${Date.now()}` } }),
-          context: JSON.stringify({ parallelProcessingFactor: 1 }),
-        }),
-      )
-    ).json();
-    if (!submitted.jobId) throw new Error(`submit refused: ${JSON.stringify(submitted)}`);
-    for (;;) {
-      const status = await (await fetch(`${tools}/jobs/${submitted.jobId}?f=json&token=${token}`)).json();
-      if (status.jobStatus === "esriJobSucceeded") break;
-      if (/Failed|TimedOut|Cancelled/.test(status.jobStatus))
-        throw new Error(`job ended ${status.jobStatus}: ${JSON.stringify(status.messages)}`);
-      await new Promise((r) => setTimeout(r, 50));
+    const job = async (k: number): Promise<Measured> => {
+      let peak = restMB;
+      const sampler = setInterval(() => void server.rssMb().then((mb) => (peak = Math.max(peak, mb))), 100);
+      try {
+        const t0 = performance.now();
+        const submitted = await (
+          await fetch(
+            `${tools}/submitJob`,
+            form({
+              f: "json",
+              token,
+              inputMultidimensionalRaster: JSON.stringify({ uri: `/fileShares/bench/${basename(nc4)}` }),
+              method: "DIFFERENCE_FROM_MEAN",
+              calculationInterval: "RECURRING_MONTHLY",
+              outputName: JSON.stringify({ serviceProperties: { name: `bench_${Date.now()}_${k}` } }),
+              context: JSON.stringify({ parallelProcessingFactor: 1 }),
+            }),
+          )
+        ).json();
+        if (!submitted.jobId) throw new Error(`submit refused: ${JSON.stringify(submitted)}`);
+        for (;;) {
+          const status = await (await fetch(`${tools}/jobs/${submitted.jobId}?f=json&token=${token}`)).json();
+          if (status.jobStatus === "esriJobSucceeded") break;
+          if (/Failed|TimedOut|Cancelled/.test(status.jobStatus))
+            throw new Error(`job ended ${status.jobStatus}: ${JSON.stringify(status.messages)}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        return { seconds: (performance.now() - t0) / 1000, peakMB: peak };
+      } finally {
+        clearInterval(sampler);
+      }
+    };
+    const jobs: Measured[] = [];
+    const locals: Measured[] = [];
+    for (let k = 0; k < 3; k++) {
+      locals.push(await local());
+      jobs.push(await job(k));
     }
-    const seconds = (performance.now() - t0) / 1000;
-    clearInterval(sampler);
-    return { seconds, peakMB: peak, restMB };
+    return { job: { ...medianOf(jobs), restMB }, local: medianOf(locals) };
   } finally {
     await server.close();
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The median of three runs' times and, apart, of their peaks. */
+function medianOf(runs: Measured[]): Measured {
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+  return { seconds: median(runs.map((m) => m.seconds)), peakMB: median(runs.map((m) => m.peakMB)) };
 }
 
 async function ensureDebianTools(): Promise<void> {
