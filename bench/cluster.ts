@@ -4,8 +4,8 @@
  * through an API node started with --queue and timed by the job record (submitted to
  * finished), medians of 3; twice: the workers free
  * to use both cores, then each pinned to a core of its own (taskset), as workers on machines
- * of their own would be (a worker's shard thread is not its only thread: inflate runs on
- * libuv's pool and zstd on an encoder thread, so one free worker already keeps both cores
+ * of their own would be (a worker's shard thread is not its only thread: reads and writes go
+ * through libuv's pool and zstd runs on an encoder thread, so one free worker keeps both cores
  * partly busy and a second has less to add). And the queue's overhead for a tiny Subset job
  * (one thread, no shards) against the embedded path (an API node running jobs on its own
  * threads), medians of 10. One machine, one data directory, one SQLite file shared by the

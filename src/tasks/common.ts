@@ -82,9 +82,10 @@ export interface OpenedInput {
     readonly shares?: number;
     /**
      * Passes that stream the input in storage order, paced by reading, inflating and writing
-     * rather than by the task's arithmetic: one share keeps about two cores busy (its thread,
-     * libuv's pool inflating its chunks, the chunk encoder's thread), so threads of one
-     * machine share such a pass at most one per CORES_PER_STREAM cores.
+     * rather than by the task's arithmetic: one share keeps about two cores busy (its thread
+     * reading and inflating, the chunk encoder's thread, the system copying pages in and out
+     * of the page cache), so threads of one machine share such a pass at most one per
+     * CORES_PER_STREAM cores.
      */
     readonly streamed?: readonly number[];
   };
@@ -288,8 +289,8 @@ async function walkPasses(
 
 /**
  * Cores one share of a streamed pass keeps busy (OpenedInput.walk.streamed): a mean anomaly
- * on one thread used 8.3 s of CPU in 4.7 s (perf); on two threads of a 2-core machine it took
- * 1.13 times as long, with twice the memory.
+ * on one thread used 8.8 s of CPU in 5.0 s (GNU time, chunks inflated on the thread); on two
+ * threads of a 2-core machine it took 1.13 times as long, with twice the memory.
  */
 const CORES_PER_STREAM = 2;
 
