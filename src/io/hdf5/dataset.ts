@@ -202,10 +202,8 @@ class Dataset implements Hdf5Dataset {
         this.chunksRead += run.length;
         await Promise.all(
           run.map((stored) =>
-            place(stored.coords, (into) =>
-              Promise.resolve(
-                this.decode(stored, buffer.subarray(stored.address - first, stored.address - first + stored.size), into, reversed),
-              ),
+            place(stored.coords, async (into) =>
+              this.decode(stored, buffer.subarray(stored.address - first, stored.address - first + stored.size), into, reversed),
             ),
           ),
         );

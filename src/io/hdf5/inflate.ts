@@ -54,8 +54,7 @@ export class ChunkInflater {
    * const n = inflater.into(stored, new Uint8Array(chunkBytes + 1024));
    */
   into(src: Uint8Array, out: Uint8Array): number {
-    if (!this.viaHandle) return this.viaCopy(src, out);
-    if (!this.handle) this.openHandle();
+    if (!this.viaHandle || (!this.handle && !this.openHandle())) return this.viaCopy(src, out);
     this.failure = undefined;
     this.handle!.reset();
     this.handle!.writeSync(constants.Z_FINISH, src, 0, src.length, out, 0, out.length);
