@@ -29,8 +29,9 @@ before(async () => {
   dir = await mkdtemp(join(tmpdir(), "strata-progress-web-"));
   cube = join(dir, "daily.nc");
   // Big enough, and jobs on one thread, for the Mann-Kendall job to last several of the app's
-  // 1.5 s polls (a job of 72 × 144 pixels on two threads ended within one).
-  await writeBigCube(cube, { times: 1461, height: 96, width: 192 });
+  // 1.5 s polls (a job of 72 × 144 pixels on two threads ended within one, one of 96 × 192
+  // on one thread within two: three fitting percentages are seen at 144 × 288).
+  await writeBigCube(cube, { times: 1461, height: 144, width: 288 });
   web = await openWebSession({ flags: { "no-samples": true, "job-threads": "1" }, height: 900, timeout: 30_000 });
   ({ server, page } = web);
 });
