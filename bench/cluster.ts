@@ -20,6 +20,7 @@ import { startRedis } from "../test/helpers/redis.js";
 import { type ServerProcess, startServerProcess } from "../test/helpers/serverProcess.js";
 import { writeSmallCube } from "../test/helpers/smallCube.js";
 import { type WorkerProcess, startWorkerProcess } from "../test/helpers/workerProcess.js";
+import { median } from "./median.js";
 
 const SUBSET = "/rest/services/System/RasterAnalysisTools/GPServer/SubsetMultidimensionalRaster";
 const SHAPE = { times: 1461, height: 360, width: 720 };
@@ -172,10 +173,4 @@ async function tinyJobs(n: Node, prefix: string): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < TINY_RUNS; i++) times.push(await timeJob(n, "small.nc", `${prefix}_${i}`, { context }));
   return times;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { openCube } from "../src/io/open.js";
 import { writeBigCube } from "../test/helpers/bigCube.js";
 import { startTestServer, waitForJob } from "../test/helpers/server.js";
+import { median } from "./median.js";
 
 const SIZE = "512,512";
 const R = 6378137;
@@ -90,9 +91,4 @@ export async function benchExportImage(out: string, samples = 21): Promise<strin
   } finally {
     await server.close();
   }
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
 }

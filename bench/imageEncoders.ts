@@ -16,6 +16,7 @@ import { type ImageEncoder, type PictureFormat, encodeImage } from "../src/servi
 import { loadSharp } from "../src/services/render/sharpImage.js";
 import { decodePng } from "../test/helpers/pngDecode.js";
 import { type ServerProcess, startServerProcess } from "../test/helpers/serverProcess.js";
+import { median } from "./median.js";
 
 const SIZE = 1024;
 const FORMATS: readonly PictureFormat[] = ["png", "png32", "jpg"];
@@ -111,8 +112,3 @@ async function peakRssMb(pid: number): Promise<number> {
 }
 
 const ms = (x: number): string => x.toFixed(1);
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
