@@ -47,6 +47,9 @@ export interface TransposeLayout {
   readonly runs: Readonly<Record<string, readonly IndexRange[]>>;
 }
 
+/** Each variable's tile-parts kernel, kept by a share from one unit to the next (transposeUnit). */
+export type TransposeKernels = Map<string, TilePartsKernel>;
+
 /**
  * Write this share's runs of `unit` (a variable at one index of its other dimensions, over
  * the whole window) into the unit's tiles. `kernels` keeps each variable's kernel (three runs'
@@ -60,7 +63,7 @@ export async function transposeUnit(
   unit: StreamUnit,
   scratch: TileScratch,
   walk: RunWalk,
-  kernels = new Map<string, TilePartsKernel>(),
+  kernels: TransposeKernels = new Map(),
 ): Promise<void> {
   const v = variableNamed(cube, unit.variable);
   const { window } = layout;

@@ -5,7 +5,7 @@
  * transposed cube (shares take tiles) and writes the output.
  */
 import { streamUnits } from "../analysis/runs.js";
-import { type TransposeLayout, transposeUnit, transposedCube } from "../analysis/transpose.js";
+import { type TransposeKernels, type TransposeLayout, transposeUnit, transposedCube } from "../analysis/transpose.js";
 import type { Cube } from "../cube/types.js";
 import type { BlockSink } from "../analysis/subset.js";
 import type { OpenedInput, VariableStatistics, WalkOptions } from "./common.js";
@@ -27,7 +27,7 @@ export function transposeWalk(
     async compute(sink, walk) {
       const scratch = walk.scratch!;
       if ((walk.pass ?? 0) === 1) return tileWalk(transposedCube(cube, layout, scratch), sink, walk);
-      const kernels = new Map();
+      const kernels: TransposeKernels = new Map();
       for (const [u, unit] of units.entries()) {
         const onProgress = (f: number) => walk.onProgress?.((u + f) / units.length);
         await transposeUnit(cube, layout, unit, scratch, { share: walk.share, signal: walk.signal, onProgress }, kernels);

@@ -184,7 +184,7 @@ describe("chunk reader", () => {
 const DEFLATE = { id: 1, name: "deflate", optional: false, clientData: [] };
 
 describe("chunk reader, against crafted sizes", () => {
-  it("a chunk that inflates beyond a chunk's worth is damaged data, not a large allocation", async () => {
+  it("a chunk that inflates beyond a chunk's worth is damaged data, not a large allocation", () => {
     const bomb = deflateSync(new Uint8Array(64 * 1024 * 1024)); // 64 MB of zeros in ~64 KB
     // Stopped while inflating (unbounded, it would inflate whole, then fail the size check).
     for (const chunkBytes of [4096, 1024 * 1024]) {

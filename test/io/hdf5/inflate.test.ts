@@ -32,7 +32,6 @@ const doesNotInflate = (pattern: RegExp) => (e: unknown) => {
 describe("ChunkInflater", () => {
   it("inflates through node:zlib's handle on this Node (a Node that drops it is worth knowing of)", () => {
     assert.equal(new ChunkInflater().direct, true);
-    assert.equal(new ChunkInflater({ direct: false }).direct, false);
   });
 
   for (const direct of [true, false]) {
