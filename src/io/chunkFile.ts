@@ -2,20 +2,28 @@
  * Writing one output chunk's file, on whichever thread has it encoded: the chunk encoder's
  * (io/chunkEncoderThread.ts), or the job's own when that thread is behind (io/chunkEncoder.ts).
  */
-import { closeSync, constants, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, constants, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 
 /**
+ * Bytes per write call, at most. Linux 6.18's ext4 made a new file's page cache ten times
+ * slower from one 8 MB write than from 1-2 MB writes (1.5 GB in 188 files: 3.2 s of system
+ * time against 0.32 s), and a raw output's chunk may hold a run of 8 MB.
+ */
+const WRITE_PIECE = 1024 * 1024;
+
+/**
  * Write `bytes` as the file at `path`, or with `at` into it from that byte on (made when
- * missing, never truncated: a kept block's chunks share a file, written in any order), making
- * its directory when missing.
+ * missing, never truncated: a kept block's chunks share a file, written in any order, and a
+ * kept block made a chunk's file is written over in place), making its directory when missing.
  */
 export function writeChunkFile(path: string, bytes: Uint8Array, at?: number): void {
   const write = () => {
-    if (at === undefined) return writeFileSync(path, bytes);
-    const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT);
+    const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | (at === undefined ? constants.O_TRUNC : 0));
     try {
-      for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done, at + done);
+      for (let done = 0; done < bytes.length;) {
+        done += writeSync(fd, bytes, done, Math.min(WRITE_PIECE, bytes.length - done), (at ?? 0) + done);
+      }
     } finally {
       closeSync(fd);
     }

@@ -96,10 +96,18 @@ function opened(name: string, file: FileHandle): ScratchFile {
 
 const bytesOf = (a: ArrayBufferView): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
+/**
+ * Bytes per write call, at most: Linux 6.18's ext4 fills a new file's page cache ten times
+ * slower from writes of 8 MB than of 1-2 MB (io/chunkFile.ts), and a share's accumulators
+ * are tens of megabytes.
+ */
+const WRITE_PIECE = 1024 * 1024;
+
 /** Write all of `bytes` at `position` (-1: where the file's position is). */
 async function writeWhole(file: FileHandle, bytes: Uint8Array, position: number): Promise<void> {
   for (let done = 0; done < bytes.byteLength;) {
-    const { bytesWritten } = await file.write(bytes, done, bytes.byteLength - done, position < 0 ? null : position + done);
+    const length = Math.min(WRITE_PIECE, bytes.byteLength - done);
+    const { bytesWritten } = await file.write(bytes, done, length, position < 0 ? null : position + done);
     done += bytesWritten;
   }
 }
