@@ -2,12 +2,13 @@
  * Output chunks compressed and written on a thread of their own, so a job's thread goes on
  * computing while its last blocks are encoded: zstd and the file writes were a quarter of a
  * streamed anomaly's time on the job's thread. Chunk buffers travel to the encoder and back
- * (transferred, not copied) and are reused; at most IN_FLIGHT chunks are in hand at once, so
- * a fast producer waits rather than queueing the output in memory; or, when the chunk is to
- * be compressed, compresses and writes it itself (a daily zstd anomaly's second pass kept
- * the encoder busy and the job's thread idle a third of the time). Whichever thread encodes
- * a chunk also summarizes it when asked (the output's statistics, io/chunkSummary.ts): in a
- * raw anomaly they were a fifth of the job's thread, with the encoder's thread mostly idle.
+ * (transferred, not copied) and are reused; at most IN_FLIGHT chunks of IN_FLIGHT_BYTES in
+ * all are in hand at once, so a fast producer waits rather than queueing the output in
+ * memory; or, when the chunk is to be compressed, compresses and writes it itself (a daily
+ * zstd anomaly's second pass kept the encoder busy and the job's thread idle a third of the
+ * time). Whichever thread encodes a chunk also summarizes it when asked (the output's
+ * statistics, io/chunkSummary.ts): in a raw anomaly they were a fifth of the job's thread,
+ * with the encoder's thread mostly idle.
  */
 import type { Worker } from "node:worker_threads";
 import { chunkWriteFailure, writeChunkFile, writeErrorCode } from "./chunkFile.js";
@@ -16,8 +17,10 @@ import { type ChunkSummaryRequest, chunkSummary } from "./chunkSummary.js";
 import { startModuleThread } from "./thread.js";
 import { loadZstd, zstdEncodeLoaded } from "./zstdCodec.js";
 
-/** Chunks handed to the encoder and not yet written, at most (a few megabytes). */
+/** Chunks handed to the encoder and not yet written, at most... */
 const IN_FLIGHT = 8;
+/** ...and their bytes, at most (but always one chunk): a raw output's chunk may hold a whole run of several megabytes. */
+const IN_FLIGHT_BYTES = 16 * 1024 * 1024;
 
 /** How a chunk is written (ChunkEncoder.put). */
 export interface ChunkPut {
@@ -33,7 +36,7 @@ export interface ChunkEncoder {
   /**
    * A chunk of `bytes` bytes, which `fill` writes into the buffer it is given (it may not
    * keep it), encoded and written to `path` as `how` says. Resolves once `fill` has run
-   * (waiting while IN_FLIGHT chunks are in hand, unless the chunk is encoded on this thread
+   * (waiting while no place is free, unless the chunk is encoded on this thread
    * meanwhile) to `written`, which resolves once the file is written and rejects with
    * chunkWriteFailure's error (an fs code, never a path); and, when summarized, to `summary`.
    */
@@ -63,19 +66,24 @@ let shared: ChunkEncoder | undefined;
 function startEncoder(): ChunkEncoder {
   let worker: Worker | undefined;
   let nextId = 0;
-  const pending = new Map<number, { resolve: () => void; reject: (e: Error) => void; summarized?: Settle<unknown> }>();
+  const pending = new Map<number, { length: number; resolve: () => void; reject: (e: Error) => void; summarized?: Settle<unknown> }>();
   const free: ArrayBuffer[] = [];
   const waiting: (() => void)[] = [];
   let inHand = 0;
+  let bytesInHand = 0;
+  /** Whether a chunk of `bytes` must wait for a place. */
+  const full = (bytes: number) => inHand >= IN_FLIGHT || (inHand > 0 && bytesInHand + bytes > IN_FLIGHT_BYTES);
 
   const thread = (): Worker => {
     if (worker) return worker;
     const started = startModuleThread(import.meta.url, "chunkEncoderThread", undefined);
     started.on("message", ({ id, buffer, error, summary, summaryError }: EncodeAnswer) => {
       const request = pending.get(id)!;
+      const { length } = request;
       pending.delete(id);
       if (free.length < IN_FLIGHT) free.push(buffer);
       inHand--;
+      bytesInHand -= length;
       if (pending.size === 0) started.unref(); // idle: let the process exit
       waiting.shift()?.();
       if (summaryError !== undefined) request.summarized?.reject(new Error(summaryError));
@@ -86,6 +94,7 @@ function startEncoder(): ChunkEncoder {
     started.on("error", (e) => {
       // The chunks in hand are lost with the thread: fail their writers and free their places.
       inHand -= pending.size;
+      for (const request of pending.values()) bytesInHand -= request.length;
       for (const request of pending.values()) {
         request.reject(e);
         request.summarized?.reject(e);
@@ -100,18 +109,18 @@ function startEncoder(): ChunkEncoder {
   };
   thread();
 
-  /** Whether every place is taken, once the encoder's answers that have arrived (messages) are taken in. */
-  const behind = async (): Promise<boolean> => {
-    if (inHand < IN_FLIGHT) return false;
+  /** Whether a chunk of `bytes` finds no place, once the encoder's answers that have arrived (messages) are taken in. */
+  const behind = async (bytes: number): Promise<boolean> => {
+    if (!full(bytes)) return false;
     await new Promise((resolve) => setImmediate(resolve));
-    return inHand >= IN_FLIGHT;
+    return full(bytes);
   };
   /** The buffer a chunk compressed on this thread is filled in (filled and compressed with no wait between). */
   let own: ArrayBuffer | undefined;
 
   return {
     async put(path, bytes, fill, { level, summarize, at }) {
-      if (await behind()) {
+      if (await behind(bytes)) {
         if (level !== null) await loadZstd();
         const summarizeOwn = summarize && (await chunkSummary(summarize));
         // Filled, summarized and compressed with no wait between: `own` serves every chunk.
@@ -131,8 +140,9 @@ function startEncoder(): ChunkEncoder {
           return { written: Promise.reject(chunkWriteFailure(writeErrorCode(e))), summary };
         }
       }
-      while (inHand >= IN_FLIGHT) await new Promise<void>((resolve) => waiting.push(resolve));
+      while (full(bytes)) await new Promise<void>((resolve) => waiting.push(resolve));
       inHand++;
+      bytesInHand += bytes;
       const i = free.findIndex((b) => b.byteLength >= bytes);
       const buffer = i >= 0 ? free.splice(i, 1)[0] : new ArrayBuffer(bytes);
       fill(buffer);
@@ -142,7 +152,7 @@ function startEncoder(): ChunkEncoder {
       let summarized: Settle<unknown> | undefined;
       const summary = summarize && new Promise<unknown>((resolve, reject) => (summarized = { resolve, reject }));
       const written = new Promise<void>((resolve, reject) => {
-        pending.set(id, { resolve, reject, summarized });
+        pending.set(id, { length: bytes, resolve, reject, summarized });
         w.postMessage({ id, path, buffer, length: bytes, level, summarize, at } satisfies EncodeRequest, [buffer]);
       });
       return { written, summary };
