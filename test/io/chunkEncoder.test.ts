@@ -53,6 +53,26 @@ describe("the chunk encoder", () => {
     });
   }
 
+  it("writes chunks of several megabytes (a raw chunk of a whole run), one larger than all it may hold in hand", async () => {
+    const encoder = chunkEncoder();
+    const values = 5 * VALUES; // 5 MB: three of them pass the 16 MiB it holds
+    const big = (k: number) => Float32Array.from({ length: values }, (_, i) => (i % 1000) - k);
+    const puts = [];
+    for (let k = 0; k < 5; k++) {
+      puts.push(
+        await encoder.put(join(dir, "big", `${k}`), 4 * values, (b) => new Float32Array(b, 0, values).set(big(k)), { level: null }),
+      );
+    }
+    const huge = 5 * values; // 25 MB: more than it may hold, yet written
+    puts.push(await encoder.put(join(dir, "big", "huge"), 4 * huge, (b) => new Float32Array(b, 0, huge).fill(7), { level: null }));
+    await Promise.all(puts.map((p) => p.written));
+    for (let k = 0; k < 5; k++) {
+      const bytes = await readFile(join(dir, "big", `${k}`));
+      assert.deepEqual(new Float32Array(bytes.buffer, bytes.byteOffset, values), big(k), `chunk ${k}`);
+    }
+    assert.equal((await readFile(join(dir, "big", "huge"))).length, 4 * huge);
+  });
+
   it("writes a kept block's chunks at their places in one file, in whatever order they are written", async () => {
     const encoder = chunkEncoder();
     const path = join(dir, "block");
