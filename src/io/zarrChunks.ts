@@ -8,7 +8,7 @@
  * write; for the blocks the analyses write (whole chunks nearly always) that was a fifth of
  * an anomaly's time. Any other block, or an array encoded otherwise, is left to zarrita.
  */
-import { closeSync, fstatSync, openSync, readvSync, unlinkSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readvSync, renameSync, unlinkSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { endianness } from "node:os";
 import { join } from "node:path";
@@ -45,6 +45,11 @@ export interface ChunkWriter {
    * The block of `shape` at `start` as keep kept it (and flush wrote it), read into `into`
    * when given, its file then removed; undefined when that block is not kept whole (never
    * kept, kept with another shape, or taken already: a pass run again reads its input instead).
+   * A block that is one chunk of a raw array (no codec but bytes) is not removed but becomes
+   * that chunk's file, which tryWrite then writes over in place: no file made for the chunk,
+   * none removed (a daily raw anomaly's 1461 files made and 183 removed were its second
+   * pass's largest cost on ext4). The claim is a rename, so a kept file still holds the
+   * input's values while it is there.
    */
   takeKept(start: readonly number[], shape: readonly number[], into?: TypedArray): Promise<TypedArray | undefined>;
 }
@@ -107,6 +112,8 @@ export async function openChunkWriter(arrayDir: string, keptDir?: string): Promi
     )}_${count.join("x")}`;
   /** Where a vectored read puts the bytes of a chunk that fall outside the block. */
   let skip: Uint8Array | undefined;
+  /** Chunk files takeKept made of kept blocks: tryWrite writes over them rather than making them again. */
+  const claimed = new Set<string>();
 
   /**
    * The block's chunks, each cut from `slab` and handed to the encoder, to be encoded at
@@ -140,10 +147,11 @@ export async function openChunkWriter(arrayDir: string, keptDir?: string): Promi
         if (extent.some((e, d) => e < chunk[d])) target.fill(fill);
         eachRow(chunk, count, from, extent, (src, dst, row) => target.set(slab.data.subarray(src, src + row) as never, dst));
       };
+      const inPlace = blockFile === undefined && claimed.delete(file);
       const { written, summary } = await encoder.put(file, chunkBytes, fillChunk, {
         level: chunkLevel,
         summarize,
-        at: blockFile === undefined ? undefined : k * chunkBytes,
+        at: blockFile !== undefined ? k * chunkBytes : inPlace ? 0 : undefined,
       });
       if (summary) summaries!.take(summary);
       const write = written.catch((e: Error) => {
@@ -203,8 +211,22 @@ export async function openChunkWriter(arrayDir: string, keptDir?: string): Promi
       } finally {
         closeSync(fd);
       }
-      // Taken: a kept block is read once (its pages need never reach the disk). One that
-      // cannot be removed goes with the kept directory when the store is finished.
+      // Taken: a kept block is read once (its pages need never reach the disk), or made the
+      // chunk's file it is the size of. One that cannot be removed goes with the kept
+      // directory when the store is finished.
+      if (level === null && combinationCount(chunksAlong) === 1) {
+        const chunkFile = fileOf(
+          arrayDir,
+          start.map((s, d) => s / chunk[d]),
+        );
+        try {
+          renameSync(path, chunkFile);
+          claimed.add(chunkFile);
+          return block;
+        } catch {
+          // Not claimed (a key's directory not made yet): removed, and the chunk written anew.
+        }
+      }
       try {
         unlinkSync(path);
       } catch {

@@ -289,7 +289,7 @@ function anomalyOutput(
           },
           outputChunks:
             chosen.kind === "stream"
-              ? streamedChunks(v, chosen.plan)
+              ? streamedChunks(v, chosen.plan, plan.compression === "NONE")
               : anomalyChunks(v, anomalyTileEdge(v, plan), plan.window, anomalyPixelType(v.pixelType) === "F64" ? 8 : 4),
         };
       }),

@@ -91,17 +91,26 @@ function groupCount(v: Variable, plan: AnomalyPlan): number {
  * (no overview levels) several time steps, up to a tile's values: a 4 × 5 grid's 1096 days
  * were 1096 files of 80 bytes. The time steps of a chunk divide the walk's runs, so a run
  * (one share's) is whole chunks and shares never write the same chunk.
+ *
+ * A raw output (`raw`) of a grid without overview levels is one chunk a run, the band
+ * whole (a run is at most RUN_BYTES, plan/walkPlan.ts): raw values need no decoding, so a
+ * chunk of several slices costs a reader of one slice nothing but its bytes, and pass 1's
+ * kept run becomes the chunk's file (io/zarrChunks.ts takeKept): 183 files for the bench's
+ * 1461 days, none made in pass 2.
  */
-export function streamedChunks(v: Variable, plan: AnomalyStreamPlan): number[] {
+export function streamedChunks(v: Variable, plan: AnomalyStreamPlan, raw = false): number[] {
   const { width, height } = plan.window;
-  const rows = Math.min(plan.bandRows, TILE);
-  const columns = rows * width <= TILE * TILE ? width : Math.ceil(width / Math.ceil(width / TILE) / 16) * 16;
   const [first] = plan.runs[v.name];
   const step = first[1] - first[0];
+  const levels = overviewFactors(height, width).length > 0;
+  const slices = (steps: number) => v.dimensions.map((d) => (d.name === STD_TIME ? steps : 1));
+  if (raw && !levels) return [...slices(step), plan.bandRows, width];
+  const rows = Math.min(plan.bandRows, TILE);
+  const columns = rows * width <= TILE * TILE ? width : Math.ceil(width / Math.ceil(width / TILE) / 16) * 16;
   // The largest divisor of the runs' length whose time steps fit a tile's values.
-  let steps = overviewFactors(height, width).length === 0 ? step : 1;
+  let steps = levels ? 1 : step;
   while (step % steps !== 0 || steps * rows * columns > TILE * TILE) steps--;
-  return [...v.dimensions.map((d) => (d.name === STD_TIME ? steps : 1)), rows, columns];
+  return [...slices(steps), rows, columns];
 }
 
 /**

@@ -6,7 +6,7 @@
  * type, are refused untouched.
  */
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, readdir, rm, truncate, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -217,6 +217,50 @@ describe("whole chunks written directly", () => {
       const fresh = await writer.takeKept([0, 0, 0], [3, 5, 6]);
       assert.deepEqual(Array.from(fresh!), Array.from(data), `${name}, no array given`);
     }
+  });
+
+  it("make a kept block that is one raw chunk that chunk's file, written over in place; a zstd one is removed", async () => {
+    const V2: Keys = { name: "v2", configuration: { separator: "." } };
+    const data = Float32Array.from({ length: 90 }, (_, i) => i / 7);
+    const anomalies = data.map((x) => x - 3);
+    // Three slices in a chunk of four (an edge chunk: its fourth slice is fill).
+    const { viaZarrita, path } = await pair("claim", [3, 5, 6], [4, 5, 6], "float32", V2, [CODECS[0]]);
+    await zarr.set(viaZarrita, null, { data: anomalies, shape: [3, 5, 6], stride: strides([3, 5, 6]) });
+    const kept = join(path, "kept-b");
+    const writer = (await openChunkWriter(join(path, "b"), kept))!;
+    await writer.keep([0, 0, 0], { data, shape: [3, 5, 6] });
+    await writer.flush();
+    const keptInode = (await stat(join(kept, "0.0.0_3x5x6"))).ino;
+    assert.deepEqual(Array.from((await writer.takeKept([0, 0, 0], [3, 5, 6]))!), Array.from(data));
+    assert.equal((await files(kept)).size, 0, "the kept file is gone from the kept directory");
+    const chunk = join(path, "b", "0.0.0");
+    assert.equal((await stat(chunk)).ino, keptInode, "it is the chunk's file now");
+    assert.deepEqual(
+      Array.from(new Float32Array((await readFile(chunk)).buffer.slice(0, 90 * 4))),
+      Array.from(data),
+      "holding the kept values until written over",
+    );
+    assert.equal(await writer.takeKept([0, 0, 0], [3, 5, 6]), undefined, "taken once");
+    assert.equal(await writer.tryWrite([0, 0, 0], { data: anomalies, shape: [3, 5, 6] }), true);
+    await writer.flush();
+    assert.equal((await stat(chunk)).ino, keptInode, "written over in place");
+    assert.ok((await readFile(chunk)).equals(await readFile(join(path, "a", "0.0.0"))), "the bytes zarrita writes, fill included");
+
+    // A pass run again (a fresh writer) finds the block taken, reads its input, and writes the chunk anew.
+    await writeFile(chunk, Buffer.alloc(4 * 4 * 5 * 6 + 100, 1)); // as a failed pass may have left it, and longer
+    const again = (await openChunkWriter(join(path, "b"), kept))!;
+    assert.equal(await again.takeKept([0, 0, 0], [3, 5, 6]), undefined);
+    await again.tryWrite([0, 0, 0], { data: anomalies, shape: [3, 5, 6] });
+    await again.flush();
+    assert.ok((await readFile(chunk)).equals(await readFile(join(path, "a", "0.0.0"))), "rewritten whole, cut to its size");
+
+    const zstd = await pair("claim-zstd", [3, 5, 6], [4, 5, 6], "float32", V2);
+    const compressed = (await openChunkWriter(join(zstd.path, "b"), join(zstd.path, "kept-b")))!;
+    await compressed.keep([0, 0, 0], { data, shape: [3, 5, 6] });
+    await compressed.flush();
+    assert.deepEqual(Array.from((await compressed.takeKept([0, 0, 0], [3, 5, 6]))!), Array.from(data));
+    assert.deepEqual([...(await files(join(zstd.path, "b"))).keys()], [], "a zstd array's chunk is not its raw kept block");
+    assert.equal((await files(join(zstd.path, "kept-b"))).size, 0, "which is removed");
   });
 
   it("take nothing back when a block is not kept whole, or where nothing may be kept", async () => {

@@ -3,7 +3,7 @@
  * one time step a chunk, its columns split evenly unless the band's rows fit a 512 × 512
  * tile's values whole; a small grid (no overview levels) several time steps a chunk, a
  * divisor of the runs' length within a tile's values, so each run (one share's) is whole
- * chunks.
+ * chunks; a raw output of a small grid one chunk a run.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -30,5 +30,15 @@ describe("streamed anomaly output chunks", () => {
     assert.deepEqual(streamedChunks(variable, plan(4, 5, 137, 1096)), [137, 4, 5]);
     assert.deepEqual(streamedChunks(variable, plan(90, 180, 129, 1461)), [3, 90, 180], "129 = 3 · 43; 43 slices are too many");
     assert.deepEqual(streamedChunks(variable, plan(64, 96, 7, 40)), [7, 64, 96], "the last run is shorter: it ends at the array's edge");
+  });
+
+  it("a raw output of a grid without overview levels: one chunk a run, the band whole", () => {
+    assert.deepEqual(streamedChunks(variable, plan(360, 720, 8, 1461), true), [8, 360, 720], "183 chunk files for 1461 days, not 1461");
+    assert.deepEqual(
+      streamedChunks(variable, plan(90, 180, 129, 1461), true),
+      [129, 90, 180],
+      "past a tile's values: raw chunks need no decoding",
+    );
+    assert.deepEqual(streamedChunks(variable, plan(1800, 3600, 8, 1461), true), [1, 512, 464], "with overview levels, as a zstd output");
   });
 });
