@@ -5,7 +5,7 @@
  * the store with `..`, an absolute or encoded path, or a symlink. Every key must be plain
  * segments; on disk, the file it names must resolve (symlinks followed) inside the store.
  */
-import { realpath } from "node:fs/promises";
+import { open, realpath } from "node:fs/promises";
 import { join, sep } from "node:path";
 import { FileSystemStore } from "@zarrita/storage";
 import type { AbsolutePath, GetOptions, RangeQuery } from "@zarrita/storage";
@@ -48,8 +48,37 @@ export async function confinedFileStore(root: string, label: string): Promise<za
   return {
     get: async (key: Key, opts?: GetOptions) => ((await inside(key)) ? inner.get(key, opts) : undefined),
     getRange: async (key: Key, range: RangeQuery, opts?: GetOptions) =>
-      (await inside(key)) ? inner.getRange(key, range, opts) : undefined,
+      (await inside(key)) ? readRange(join(home, key.slice(1)), range, opts?.signal) : undefined,
   } as zarr.AsyncReadable;
+}
+
+/**
+ * The bytes of `range` of the file at `path`, fewer where it ends (zarrita's store fills
+ * what lies past the end with zeros, which a reader cannot tell from values); undefined when
+ * there is no such file.
+ */
+async function readRange(path: string, range: RangeQuery, signal?: AbortSignal): Promise<Uint8Array | undefined> {
+  signal?.throwIfAborted();
+  const file = await open(path, "r").catch((e: NodeJS.ErrnoException) => {
+    if (e.code === "ENOENT") return undefined;
+    throw e;
+  });
+  if (!file) return undefined;
+  try {
+    const size = (await file.stat()).size;
+    const [offset, length] =
+      "suffixLength" in range ? [Math.max(0, size - range.suffixLength), range.suffixLength] : [range.offset, range.length];
+    const data = new Uint8Array(Math.max(0, Math.min(length, size - offset)));
+    for (let got = 0; got < data.length;) {
+      const { bytesRead } = await file.read(data, got, data.length - got, offset + got);
+      if (bytesRead === 0) return data.subarray(0, got);
+      got += bytesRead;
+    }
+    signal?.throwIfAborted();
+    return data;
+  } finally {
+    await file.close();
+  }
 }
 
 /** An HTTP(S) store whose keys stay under its base URL. */

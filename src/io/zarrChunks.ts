@@ -256,7 +256,8 @@ function openKept(path: string): number | undefined {
  * or "c.0.0.0") or v2 keys ("0.0.0", which Strata writes so Zarr v2 metadata can name the
  * same chunks, or "0/0/0"); undefined for any other encoding, left to zarrita.
  */
-function chunkKeyOf(keys: ArrayMetadata["chunk_key_encoding"]): ((coords: readonly number[]) => string) | undefined {
+export function chunkKeyOf(keys: ArrayMetadata["chunk_key_encoding"] | undefined): ((coords: readonly number[]) => string) | undefined {
+  if (!keys) return undefined;
   const separator = keys.configuration?.separator ?? (keys.name === "default" ? "/" : ".");
   if (separator !== "/" && separator !== ".") return undefined;
   if (keys.name === "default") return (coords) => ["c", ...coords].join(separator);

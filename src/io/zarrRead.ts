@@ -13,6 +13,7 @@ import { flipRows } from "./flipRows.js";
 import { isS3Location, parseS3Url, type S3Location } from "./s3Location.js";
 import { type RawDataset, type RawDtype, type RawVariable, type SkippedNote, widenedValues } from "./raw.js";
 import { OVERVIEWS_ATTRIBUTE } from "./zarrOverviews.js";
+import { type RangeRead, type RawChunks, rawChunksOf, readRawWindow } from "./zarrRawWindow.js";
 
 type Store = zarr.Readable;
 
@@ -94,9 +95,13 @@ export async function openZarr(location: string | URL): Promise<RawDataset> {
     const prefix = path === "/" ? "" : path;
     const zarray = v3 ? undefined : await store.get(`${prefix}/.zarray` as zarr.AbsolutePath);
     const v2 = zarray !== undefined;
-    const meta = zarray ?? (await store.get(`${prefix}/zarr.json` as zarr.AbsolutePath));
-    if (meta) checkSeparator(JSON.parse(new TextDecoder().decode(meta)) as Record<string, unknown>, path, location.toString());
-    variables.push(toVariable(arr, path.replace(/^\//, ""), dtype, v2, location));
+    const metaBytes = zarray ?? (await store.get(`${prefix}/zarr.json` as zarr.AbsolutePath));
+    const meta = metaBytes && (JSON.parse(new TextDecoder().decode(metaBytes)) as Record<string, unknown>);
+    if (meta) checkSeparator(meta, path, location.toString());
+    // 64-bit integers go through zarrita, which widens them.
+    const raw = meta && ZARR_NUMERIC_DTYPES[arr.dtype] && rawChunksOf(meta, v2, path, dtype);
+    const read = rangeReadOf(base);
+    variables.push(toVariable(arr, path.replace(/^\//, ""), dtype, v2, location, raw && read && { raw, read }));
   }
   return { format: "zarr", variables, attrs: rootAttrs, skipped, close: async () => {} };
 }
@@ -107,6 +112,7 @@ function toVariable(
   dtype: RawDtype,
   v2: boolean,
   location: string | URL,
+  ranges?: { raw: RawChunks; read: RangeRead },
 ): RawVariable {
   const attrs: Record<string, unknown> = { ...arr.attrs };
   delete attrs["_ARRAY_DIMENSIONS"];
@@ -124,15 +130,20 @@ function toVariable(
     chunkShape: arr.chunks,
     async read(start, count, signal, _into, rowsReversed) {
       const sel = start.map((s, i) => zarr.slice(s, s + count[i]));
-      let chunk: Awaited<ReturnType<typeof zarr.get>>;
+      let chunk: TypedArray;
       try {
-        chunk = await zarr.get(arr, sel, { signal, createQueue: boundedQueue });
+        if (ranges) {
+          chunk = await readRawWindow(ranges.raw, ranges.read, start, count, Number(fill ?? 0), boundedQueue(), signal);
+        } else {
+          const got = await zarr.get(arr, sel, { signal, createQueue: boundedQueue });
+          chunk = (typeof got === "object" && "data" in got ? got.data : got) as unknown as TypedArray;
+        }
       } catch (e) {
-        if (signal?.aborted) throw e;
+        if (signal?.aborted || e instanceof RangeError) throw e;
         throw asCorrupt(location, e);
       }
       // Outside the try: a 64-bit value beyond 2^53 is unsupported, not a corrupt store.
-      const values = widen((typeof chunk === "object" && "data" in chunk ? chunk.data : chunk) as unknown as TypedArray);
+      const values = widen(chunk);
       return rowsReversed ? flipRows(values, count[count.length - 2] ?? 1, count[count.length - 1] ?? 1) : values;
     },
   };
@@ -213,6 +224,12 @@ function boundedQueue(): ChunkQueue {
       return [];
     },
   };
+}
+
+/** `store`'s ranges as readRawWindow reads them: exactly the bytes asked for, fewer only where the value ends. */
+function rangeReadOf(store: Store): RangeRead | undefined {
+  const getRange = store.getRange?.bind(store);
+  return getRange && (async (key, offset, length, signal) => getRange(key, { offset, length }, { signal }));
 }
 
 function asCorrupt(location: string | URL, e: unknown): Error {
