@@ -15,7 +15,7 @@ import { chunkWriteFailure, writeChunkFile, writeErrorCode } from "./chunkFile.j
 import type { EncodeAnswer, EncodeRequest } from "./chunkEncoderThread.js";
 import { type ChunkSummaryRequest, chunkSummary } from "./chunkSummary.js";
 import { startModuleThread } from "./thread.js";
-import { loadZstd, zstdEncodeLoaded } from "./zstdCodec.js";
+import { loadZstd, zstdFrame } from "./zstdCodec.js";
 
 /** Chunks handed to the encoder and not yet written, at most... */
 const IN_FLIGHT = 8;
@@ -134,7 +134,7 @@ function startEncoder(): ChunkEncoder {
         }
         try {
           const chunk = new Uint8Array(own, 0, bytes);
-          writeChunkFile(path, level === null ? chunk : zstdEncodeLoaded(chunk, level), at);
+          writeChunkFile(path, level === null ? chunk : zstdFrame(chunk, level), at);
           return { written: Promise.resolve(), summary };
         } catch (e) {
           return { written: Promise.reject(chunkWriteFailure(writeErrorCode(e))), summary };

@@ -6,7 +6,7 @@
 import { parentPort } from "node:worker_threads";
 import { writeChunkFile, writeErrorCode } from "./chunkFile.js";
 import { type ChunkSummaryRequest, chunkSummary } from "./chunkSummary.js";
-import { loadZstd, zstdEncode } from "./zstdCodec.js";
+import { loadZstd, zstdFrame } from "./zstdCodec.js";
 
 export interface EncodeRequest {
   readonly id: number;
@@ -45,7 +45,8 @@ parentPort!.on("message", async (request: EncodeRequest) => {
   }
   try {
     const bytes = new Uint8Array(request.buffer, 0, request.length);
-    writeChunkFile(request.path, request.level === null ? bytes : await zstdEncode(bytes, request.level), request.at);
+    if (request.level !== null) await loadZstd();
+    writeChunkFile(request.path, request.level === null ? bytes : zstdFrame(bytes, request.level), request.at);
   } catch (e) {
     error = writeErrorCode(e);
   }
