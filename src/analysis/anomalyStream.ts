@@ -12,6 +12,7 @@ import { type AnomalyPlan, anomalyKind, anomalyLimit, anomalyPixelType, applyAno
 import { GroupMoments, momentBytes } from "./groupMoments.js";
 import { type GroupInterval, groupKeys } from "./groups.js";
 import { type RunWalk, type StreamShape, type StreamUnit, eachRun } from "./runs.js";
+import { type ReferenceSource, ReferenceSlots, referenceSlotCount } from "./referenceSlots.js";
 import { CHUNK_STATISTICS, type StatisticsAccumulator, statisticsAccumulator } from "./statistics.js";
 import type { BlockSink } from "./subset.js";
 
@@ -84,16 +85,6 @@ function unitBlock(v: Variable, unit: StreamUnit, t0: number, slices: number): {
   return { start, shape };
 }
 
-/** µ (and s) of every group of a unit, [g][p]: the merged sums, finished. */
-export type UnitReference = ReturnType<GroupMoments["finish"]>;
-
-/** Where a unit's reference comes from: its groups and whether it has s, and a read into given arrays. */
-export interface ReferenceSource {
-  readonly groups: number;
-  readonly withSd: boolean;
-  read(into: UnitReference): Promise<void>;
-}
-
 /**
  * Pass 1 of a unit: x against the unit's reference, written to `sink`; `reference` reads the
  * merged pass-0 sums finished, or for EXTERNAL_RASTER is undefined (the reference cube is read).
@@ -127,14 +118,17 @@ export async function applyUnit(
     statistics.addLater(Promise.resolve(part.part()));
   };
   if (reference) {
-    // Against the groups' µ (and s), read straight into the kernel's memory, where it computes
-    // each run and its statistics.
+    // Against the groups' µ (and s), read a few groups at a time straight into the kernel's
+    // memory, where it computes each run and its statistics.
     const values = P * Math.max(...runs.map(([a, b]) => b - a));
-    const kernel = new AnomalyApplyKernel(reference.groups, P, reference.withSd, values, v.pixelType, type);
-    await reference.read({ mean: kernel.mean, sd: kernel.sd });
+    const slots = referenceSlotCount(groups, runs, reference.groups);
+    const kernel = new AnomalyApplyKernel(slots, P, reference.withSd, values, v.pixelType, type);
+    const held = new ReferenceSlots(reference, kernel.mean, kernel.sd, P, slots);
     const [kind, limit] = [anomalyKind(plan.method), anomalyLimit(type)];
     await eachRun(v, runs, unit.dims, unit.band, { ...walk, source, arrays: (length) => kernel.runArray(length) }, async (t0, slab) => {
-      const out = kernel.apply(slab, groups, t0, kind, nodata, limit);
+      const slices = slab.length / P;
+      await held.hold(groups.subarray(t0, t0 + slices));
+      const out = kernel.apply(slab, (k) => held.slotOf(groups[t0 + k]), kind, nodata, limit);
       await write(t0, out.values, (part) => part.addStaged(out, undefined));
     });
     return;

@@ -10,9 +10,9 @@ import { WASM_BASE64 } from "./anomalyApply.wasm.js";
 import { BlockStatistics, type StagedBlock } from "./statistics.js";
 
 export class AnomalyApplyKernel {
-  /** µ of each group and pixel ([g][p]), to be filled by the caller. */
+  /** µ of each slot's group and pixel ([slot][p]), to be filled by the caller. */
   readonly mean: Float64Array;
-  /** s of each group and pixel, for Z_SCORE. */
+  /** s of each slot's group and pixel, for Z_SCORE. */
   readonly sd: Float64Array | undefined;
   private readonly arena: KernelArena;
   private readonly runs: RunInput;
@@ -20,18 +20,18 @@ export class AnomalyApplyKernel {
   private readonly statistics: BlockStatistics;
 
   /**
-   * For `groups` × `pixels` references, runs of at most `runValues` values of `pixelType`,
-   * anomalies written as `output` (F32 or F64).
+   * For `slots` × `pixels` references (a group each), runs of at most `runValues` values of
+   * `pixelType`, anomalies written as `output` (F32 or F64).
    */
   constructor(
-    groups: number,
+    slots: number,
     readonly pixels: number,
     withSd: boolean,
     runValues: number,
     pixelType: PixelType,
     output: "F32" | "F64",
   ) {
-    const cells = groups * pixels;
+    const cells = slots * pixels;
     const { arena, placed } = KernelArena.create(kernelModule("anomalyApply", WASM_BASE64), (space) => ({
       mean: space.allocate(Float64Array, cells),
       sd: withSd ? space.allocate(Float64Array, cells) : undefined,
@@ -49,11 +49,11 @@ export class AnomalyApplyKernel {
   }
 
   /**
-   * The anomalies of a run (slice k in group groups[t0 + k]) by method `kind` (anomaly.ts's
-   * numbering), NaN where x is `nodata` or the anomaly is beyond ±limit. The result lies in
-   * the kernel's memory until the next run.
+   * The anomalies of a run (slice k against the group in slot slotOf(k)) by method `kind`
+   * (anomaly.ts's numbering), NaN where x is `nodata` or the anomaly is beyond ±limit. The
+   * result lies in the kernel's memory until the next run.
    */
-  apply(values: TypedArray, groups: ArrayLike<number>, t0: number, kind: number, nodata: number, limit: number): StagedBlock {
+  apply(values: TypedArray, slotOf: (slice: number) => number, kind: number, nodata: number, limit: number): StagedBlock {
     const P = this.pixels;
     const run = this.runs.place(values);
     const out = this.out.subarray(0, values.length);
@@ -63,7 +63,7 @@ export class AnomalyApplyKernel {
     const apply = f32in ? (f32out ? e.applyF32toF32 : e.applyF32toF64) : f32out ? e.applyF64toF32 : e.applyF64toF64;
     const slices = Math.floor(values.length / P);
     for (let k = 0; k < slices; k++) {
-      const cell = groups[t0 + k] * P * 8;
+      const cell = slotOf(k) * P * 8;
       const sd = this.sd ? this.sd.byteOffset + cell : 0;
       apply(
         kind,

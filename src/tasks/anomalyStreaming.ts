@@ -6,14 +6,8 @@
  * walk over those; otherwise the tile walk through time (analysis/anomaly.ts).
  */
 import { type AnomalyPlan, anomalyPixelType, anomalyTileEdge, computeAnomaly } from "../analysis/anomaly.js";
-import {
-  type AnomalyStreamPlan,
-  type ReferenceSource,
-  accumulateUnit,
-  anomalyMomentBytes,
-  applyUnit,
-  streamsMethod,
-} from "../analysis/anomalyStream.js";
+import { type AnomalyStreamPlan, accumulateUnit, anomalyMomentBytes, applyUnit, streamsMethod } from "../analysis/anomalyStream.js";
+import type { ReferenceSource } from "../analysis/referenceSlots.js";
 import { GroupMoments } from "../analysis/groupMoments.js";
 import { type StreamUnit, streamUnits } from "../analysis/runs.js";
 import { transposeWalk } from "./transposeWalk.js";
@@ -182,7 +176,21 @@ function momentsShape(cube: Cube, plan: AnomalyStreamPlan, unit: StreamUnit) {
   return { groups: groupCount(v, plan), pixels: unit.band.width * unit.band.height, withSd: plan.method === "Z_SCORE" };
 }
 
+/** A unit's merged reference (`u<u>-ref`: µ of every group, [g][p], then s for Z_SCORE), read a group at a time. */
 function referenceSource(scratch: Scratch, u: number, unit: StreamUnit, cube: Cube, plan: AnomalyStreamPlan): ReferenceSource {
-  const { groups, withSd } = momentsShape(cube, plan, unit);
-  return { groups, withSd, read: (into) => scratch.readArrays(`u${u}-ref`, into.sd ? [into.mean, into.sd] : [into.mean]) };
+  const { groups, pixels, withSd } = momentsShape(cube, plan, unit);
+  const bytes = (a: Float64Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  return {
+    groups,
+    withSd,
+    async readGroup(group, mean, sd) {
+      const file = await scratch.openAt(`u${u}-ref`, "read");
+      try {
+        await file.readAt(bytes(mean), group * pixels * 8);
+        if (sd) await file.readAt(bytes(sd), (groups + group) * pixels * 8);
+      } finally {
+        await file.close();
+      }
+    },
+  };
 }
