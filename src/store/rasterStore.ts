@@ -16,6 +16,7 @@
  * absent and refuses to start (StoreBindingError) when it names another store.
  */
 
+import { randomUUID } from "node:crypto";
 import { link, mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join, resolve as resolvePath } from "node:path";
 import { CorruptDataError, InvalidInputError, NotFoundError } from "../cube/errors.js";
@@ -167,7 +168,9 @@ export async function openRasterStore(dataDir: string, options: OpenOptions = {}
 async function joinBinding(binding: string, url: string | undefined): Promise<void> {
   if (url !== undefined) {
     await mkdir(join(binding, ".."), { recursive: true });
-    const draft = `${binding}.${process.pid}.${Date.now()}`;
+    // Unique within the process too: two opens in one millisecond shared a draft, and the
+    // first to finish removed it before the second linked it.
+    const draft = `${binding}.${process.pid}.${randomUUID()}`;
     await writeFile(draft, JSON.stringify({ url }) + "\n");
     try {
       await link(draft, binding);
