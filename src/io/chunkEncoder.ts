@@ -94,8 +94,8 @@ function startEncoder(): ChunkEncoder {
     started.on("error", (e) => {
       // The chunks in hand are lost with the thread: fail their writers and free their places.
       inHand -= pending.size;
-      for (const request of pending.values()) bytesInHand -= request.length;
       for (const request of pending.values()) {
+        bytesInHand -= request.length;
         request.reject(e);
         request.summarized?.reject(e);
       }

@@ -13,8 +13,7 @@ import type { AbsolutePath } from "@zarrita/storage";
 import { combinationAt, combinationCount, strides } from "../cube/combinations.js";
 import { CorruptDataError } from "../cube/errors.js";
 import type { TypedArray } from "../cube/types.js";
-import { typedArrayFor } from "./raw.js";
-import type { RawDtype } from "./raw.js";
+import { type RawDtype, typedArrayFor } from "./raw.js";
 import { chunkKeyOf } from "./zarrChunks.js";
 
 /** What reading an array's raw chunks by ranges needs from its metadata. */
