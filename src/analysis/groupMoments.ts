@@ -118,9 +118,34 @@ export class GroupMoments {
 
   /**
    * The state as typed arrays, to hand a share's sums to whoever merges them (written end to
-   * end, and read back into a fresh GroupMoments's views, with no packed copy).
+   * end, and read back into a fresh GroupMoments's views, with no packed copy; or a group at
+   * a time, groupViewOffsets).
    */
   views(): (Float64Array | Uint32Array | Uint8Array)[] {
     return [this.shift, this.s1, ...(this.s2 ? [this.s2] : []), this.n, this.bad];
   }
+}
+
+/**
+ * Where group `g`'s part of each of views()'s arrays lies when the arrays of sums of `shape`
+ * are written end to end (byte offsets, in views()'s order), for the views of a GroupMoments
+ * of one group to be read from there: the group's K with s (without, the pixels' K, which
+ * every group shares), Σ(x−K), Σ(x−K)², n and bad. Merged and finished a group at a time,
+ * two shares' sums of a daily cube's 12 months take 7 MB, not 84.
+ * @example
+ * const one = new GroupMoments({ ...shape, groups: 1 });
+ * groupViewOffsets(shape, g).forEach((at, i) => file.readAt(bytesOf(one.views()[i]), at));
+ */
+export function groupViewOffsets(shape: GroupMomentsShape, g: number): number[] {
+  const { groups, pixels, withSd } = shape;
+  const cells = groups * pixels;
+  const shiftBytes = (withSd ? cells : pixels) * 8;
+  const offsets = [withSd ? g * pixels * 8 : 0, shiftBytes + g * pixels * 8];
+  let end = shiftBytes + cells * 8;
+  if (withSd) {
+    offsets.push(end + g * pixels * 8);
+    end += cells * 8;
+  }
+  offsets.push(end + g * pixels * 4, end + cells * 4 + g * pixels);
+  return offsets;
 }

@@ -8,7 +8,7 @@
 import { type AnomalyPlan, anomalyPixelType, anomalyTileEdge, computeAnomaly } from "../analysis/anomaly.js";
 import { type AnomalyStreamPlan, accumulateUnit, anomalyMomentBytes, applyUnit, streamsMethod } from "../analysis/anomalyStream.js";
 import type { ReferenceSource } from "../analysis/referenceSlots.js";
-import { GroupMoments } from "../analysis/groupMoments.js";
+import { GroupMoments, groupViewOffsets } from "../analysis/groupMoments.js";
 import { type StreamUnit, streamUnits } from "../analysis/runs.js";
 import { transposeWalk } from "./transposeWalk.js";
 import { groupKeys } from "../analysis/groups.js";
@@ -18,7 +18,7 @@ import { STD_TIME, type Cube, type Variable, variableNamed } from "../cube/types
 import { TILE } from "../io/zarrWrite.js";
 import { overviewFactors } from "../io/zarrOverviews.js";
 import { ACCUMULATOR_BUDGET_BYTES, type TaskWalk, type WalkPlan, chooseWalk, cubeWalk, taskWalk } from "../plan/walkPlan.js";
-import type { Scratch } from "../store/scratch.js";
+import type { Scratch, ScratchFile } from "../store/scratch.js";
 import type { OpenedInput, VariableStatistics } from "./common.js";
 
 /** The walk of an anomaly: the tile walk, streaming passes with each variable's bands and runs, or a transpose. */
@@ -155,17 +155,32 @@ export function anomalyWalk(
     },
     async merge(_pass, shares, scratch) {
       for (const [u, unit] of units.entries()) {
-        // Sums read straight into their arrays, one share's at a time: the merge holds two sets, not a packed copy of each.
+        // A group at a time, each share's sums read straight into the arrays of a GroupMoments
+        // of one group: the merge holds two shares' sums of one group, not of all (84 MB for
+        // a daily cube's months on 2 threads, at the moment the threads' next arenas start).
         const shape = momentsShape(cube, stream, unit);
-        const sums = new GroupMoments(shape);
-        await scratch.readArrays(`u${u}-s0`, sums.views());
-        const other = shares > 1 ? new GroupMoments(shape) : undefined;
-        for (let s = 1; s < shares; s++) {
-          await scratch.readArrays(`u${u}-s${s}`, other!.views());
-          sums.merge(other!);
+        const one = { ...shape, groups: 1 };
+        const [sums, other] = [new GroupMoments(one), new GroupMoments(one)];
+        const parts = await Promise.all(Array.from({ length: shares }, (_, s) => scratch.openAt(`u${u}-s${s}`, "read")));
+        const reference = await scratch.openAt(`u${u}-ref`, "write");
+        try {
+          for (let g = 0; g < shape.groups; g++) {
+            const offsets = groupViewOffsets(shape, g);
+            const read = (from: ScratchFile, into: GroupMoments) =>
+              Promise.all(into.views().map((a, i) => from.readAt(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), offsets[i])));
+            await read(parts[0], sums);
+            for (let s = 1; s < shares; s++) {
+              await read(parts[s], other);
+              sums.merge(other);
+            }
+            // µ of every group, then s of every group, [g][p]: what referenceSource reads.
+            const { mean, sd } = sums.finish(plan.ignoreNoData);
+            await reference.writeAt(new Uint8Array(mean.buffer), g * shape.pixels * 8);
+            if (sd) await reference.writeAt(new Uint8Array(sd.buffer), (shape.groups + g) * shape.pixels * 8);
+          }
+        } finally {
+          await Promise.all([...parts, reference].map((f) => f.close()));
         }
-        const { mean, sd } = sums.finish(plan.ignoreNoData);
-        await scratch.writeArrays(`u${u}-ref`, sd ? [mean, sd] : [mean]);
       }
     },
   };

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { GroupMoments } from "../../src/analysis/groupMoments.js";
+import { GroupMoments, groupViewOffsets } from "../../src/analysis/groupMoments.js";
 import { scratchIn } from "../../src/store/scratch.js";
 
 const dirs: string[] = [];
@@ -88,6 +88,41 @@ describe("GroupMoments", () => {
       const later = ts.filter((t) => t >= 5);
       assert.equal(mean[g * 2 + 1], later.reduce((a, t) => a + value(t, 1), 0) / later.length, `group ${g}, pixel 1`);
     }
+  });
+
+  it("a group at a time, read from the sums written end to end (groupViewOffsets), merges and finishes as the whole", async () => {
+    for (const withSd of [true, false]) {
+      // 3 groups of 2 pixels, 15 slices dealt to 2 shares; pixel 1 missing in share 0's slices.
+      const value = (t: number, p: number) => 1e6 + 40 * (t % 3) + 0.125 * t + p;
+      const shape = { groups: 3, pixels: 2, withSd };
+      const shares = [0, 1].map(() => new GroupMoments(shape, { values: 2, pixelType: "F64" }));
+      for (let t = 0; t < 15; t++) shares[t % 2].addRun(Float64Array.of(value(t, 0), t % 2 ? value(t, 1) : NaN), [t % 3], 0, -1);
+      const whole = new GroupMoments(shape);
+      const scratch = await jobScratch();
+      await scratch.writeArrays("s0", shares[0].views());
+      await scratch.writeArrays("s1", shares[1].views());
+      await scratch.readArrays("s0", whole.views());
+      whole.merge(shares[1]);
+      const expected = whole.finish(true);
+      const files = [await scratch.openAt("s0", "read"), await scratch.openAt("s1", "read")];
+      for (let g = 0; g < 3; g++) {
+        const [sums, other] = [0, 1].map(() => new GroupMoments({ ...shape, groups: 1 }));
+        for (const [k, into] of [sums, other].entries()) {
+          const offsets = groupViewOffsets(shape, g);
+          for (const [i, a] of into.views().entries())
+            await files[k].readAt(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), offsets[i]);
+        }
+        sums.merge(other);
+        const { mean, sd } = sums.finish(true);
+        assert.deepEqual([...mean], [...expected.mean.subarray(2 * g, 2 * g + 2)], `withSd ${withSd}, group ${g}: µ bit for bit`);
+        if (withSd) assert.deepEqual([...sd!], [...expected.sd!.subarray(2 * g, 2 * g + 2)], `group ${g}: s bit for bit`);
+      }
+      await Promise.all(files.map((f) => f.close()));
+    }
+    // Offsets worked by hand: 3 groups of 2 pixels without s: K 2 × 8, Σ 6 × 8, n 6 × 4, bad 6.
+    assert.deepEqual(groupViewOffsets({ groups: 3, pixels: 2, withSd: false }, 1), [0, 16 + 16, 64 + 8, 88 + 2]);
+    // With s: K 6 × 8, Σ 6 × 8, Σ² 6 × 8, n 6 × 4, bad 6.
+    assert.deepEqual(groupViewOffsets({ groups: 3, pixels: 2, withSd: true }, 2), [32, 48 + 32, 96 + 32, 144 + 16, 168 + 4]);
   });
 
   it("a run through the kernel: the sums written out here, slice by slice, bit for bit", () => {
