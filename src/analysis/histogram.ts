@@ -45,11 +45,12 @@ export class HistogramAccumulator {
     block.bin(nodata, 2 ** -this.exponent, this.first, this.counts);
   }
 
-  /** Add the counts of another accumulator's result (or its typed result). */
+  /** Add the counts of another accumulator's result (or its typed result), which it leaves as they are. */
   merge(other: FineHistogram | TypedFineHistogram | undefined): void {
     if (!other || other.counts.length === 0) return;
     let { exponent, first } = other;
-    let counts: Float64Array = new Float64Array(other.counts);
+    // Read only (coarsened makes new counts): a chunk's summary merged as it came, no copy.
+    let counts: ArrayLike<number> = other.counts;
     if (Number.isNaN(this.exponent)) this.exponent = exponent;
     // Both at the wider width; when making room widens this one, the other follows.
     for (;;) {
@@ -63,6 +64,14 @@ export class HistogramAccumulator {
       if (this.exponent === exponent) break;
     }
     for (let i = 0; i < counts.length; i++) this.counts[first + i - this.first] += counts[i];
+  }
+
+  /** Empty again, to count anew in the same memory (a chunk's summary after another's). */
+  reset(): void {
+    this.counts.fill(0, 0, this.used);
+    this.exponent = NaN;
+    this.first = 0;
+    this.used = 0;
   }
 
   /** The counts from the first bin counted in to the last; undefined when nothing was counted. */
@@ -125,7 +134,7 @@ export class HistogramAccumulator {
 }
 
 /** The same counts in bins twice as wide. */
-function coarsened(first: number, counts: Float64Array): { first: number; counts: Float64Array } {
+function coarsened(first: number, counts: ArrayLike<number>): { first: number; counts: Float64Array } {
   const half = Math.floor(first / 2);
   const out = new Float64Array(Math.floor((first + counts.length - 1) / 2) - half + 1);
   for (let i = 0; i < counts.length; i++) out[Math.floor((first + i) / 2) - half] += counts[i];

@@ -75,4 +75,31 @@ describe("statistics added as parts", () => {
     assert.deepEqual([nodata.count, nodata.min, nodata.max, nodata.mean], [2, 5, 7, 6]);
     assert.equal(chunkStatistics(Float32Array.of(NaN, 1), { shape: [2], extent: [1] }), undefined, "no valid value");
   });
+
+  it("summarizes chunk after chunk each as a fresh accumulator would (its histogram's memory reused), and a part merged stays as it was", () => {
+    const region = (n: number) => ({ shape: [n], extent: [n] });
+    // Far apart, wide then narrow then wide: the reused histogram must start empty each time.
+    const chunks = [
+      Float32Array.from({ length: 500 }, (_, i) => -40 + i * 0.17),
+      Float32Array.from({ length: 300 }, (_, i) => 1000 + (i % 7) * 0.001),
+      Float32Array.from({ length: 500 }, (_, i) => 5 - i * 0.02),
+    ];
+    for (const [k, chunk] of chunks.entries()) {
+      const fresh = statisticsAccumulator();
+      fresh.add(chunk, undefined);
+      const expected = fresh.part()!;
+      const got = chunkStatistics(chunk, region(chunk.length))!;
+      assert.deepEqual(
+        { ...got, histogram: { ...got.histogram!, counts: [...got.histogram!.counts] } },
+        {
+          ...expected,
+          histogram: { ...expected.histogram!, counts: [...expected.histogram!.counts] },
+        },
+        `chunk ${k}`,
+      );
+      const before = [...got.histogram!.counts];
+      statisticsAccumulator().addStatistics(got);
+      assert.deepEqual([...got.histogram!.counts], before, `chunk ${k}: merging leaves its counts`);
+    }
+  });
 });
