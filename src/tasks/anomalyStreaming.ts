@@ -161,9 +161,12 @@ export function anomalyWalk(
         const shape = momentsShape(cube, stream, unit);
         const one = { ...shape, groups: 1 };
         const [sums, other] = [new GroupMoments(one), new GroupMoments(one)];
-        const parts = await Promise.all(Array.from({ length: shares }, (_, s) => scratch.openAt(`u${u}-s${s}`, "read")));
-        const reference = await scratch.openAt(`u${u}-ref`, "write");
+        const opened: ScratchFile[] = [];
         try {
+          for (let s = 0; s < shares; s++) opened.push(await scratch.openAt(`u${u}-s${s}`, "read"));
+          const parts = opened.slice();
+          const reference = await scratch.openAt(`u${u}-ref`, "write");
+          opened.push(reference);
           for (let g = 0; g < shape.groups; g++) {
             const offsets = groupViewOffsets(shape, g);
             const read = (from: ScratchFile, into: GroupMoments) =>
@@ -179,7 +182,7 @@ export function anomalyWalk(
             if (sd) await reference.writeAt(new Uint8Array(sd.buffer), (shape.groups + g) * shape.pixels * 8);
           }
         } finally {
-          await Promise.all([...parts, reference].map((f) => f.close()));
+          await Promise.all(opened.map((f) => f.close()));
         }
       }
     },
