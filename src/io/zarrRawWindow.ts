@@ -34,49 +34,38 @@ export interface ChunkQueue {
   onIdle(): Promise<unknown>;
 }
 
-/** v2 dtypes of one byte, or little-endian, with their raw type. */
-const V2_DTYPES: Readonly<Record<string, RawDtype>> = {
-  "|i1": "int8",
-  "|u1": "uint8",
-  "<i1": "int8",
-  "<u1": "uint8",
-  "<i2": "int16",
-  "<u2": "uint16",
-  "<i4": "int32",
-  "<u4": "uint32",
-  "<f4": "float32",
-  "<f8": "float64",
-};
-
 /**
- * The raw layout of the array at `path` (e.g. "/tas") whose metadata (zarr.json, or .zarray
- * when `v2`) is `meta`, read as `dtype`; undefined when its chunks are encoded otherwise (or
- * big-endian, or this machine is), or it has no dimensions.
+ * The raw layout of the array at `path` (e.g. "/tas") as zarrita opened it (`array`: its shape,
+ * chunk shape and type, which zarrita parsed from either version's metadata), when its
+ * metadata (zarr.json, or .zarray when `v2`) `meta` says its chunks are raw values in this
+ * machine's (little-endian) byte order; undefined otherwise, or when it has no dimensions.
  * @example
- * const raw = rawChunksOf(JSON.parse(zarrJson), false, "/tas", "float32");
+ * const raw = rawChunksOf(JSON.parse(zarrJson), false, "/tas", { shape: arr.shape, chunks: arr.chunks }, "float32");
  */
-export function rawChunksOf(meta: Record<string, unknown>, v2: boolean, path: string, dtype: RawDtype): RawChunks | undefined {
+export function rawChunksOf(
+  meta: Record<string, unknown>,
+  v2: boolean,
+  path: string,
+  array: { readonly shape: readonly number[]; readonly chunks: readonly number[] },
+  dtype: RawDtype,
+): RawChunks | undefined {
   if (endianness() !== "LE") return undefined;
-  const shape = meta.shape as number[] | undefined;
-  let chunks: number[] | undefined;
+  const oneByte = dtype === "int8" || dtype === "uint8";
   let key: ((coords: readonly number[]) => string) | undefined;
   if (v2) {
     const filters = meta.filters as unknown[] | null | undefined;
-    if (meta.compressor !== null || (filters && filters.length > 0) || meta.order !== "C") return undefined;
-    if (V2_DTYPES[String(meta.dtype)] !== dtype) return undefined;
-    chunks = meta.chunks as number[] | undefined;
+    const order = String(meta.dtype)[0]; // "<" little-endian, "|" one byte
+    if (meta.compressor !== null || (filters && filters.length > 0) || meta.order !== "C" || (order !== "<" && order !== "|"))
+      return undefined;
     key = chunkKeyOf({ name: "v2", configuration: { separator: (meta.dimension_separator as string | undefined) ?? "." } });
   } else {
     const codecs = meta.codecs as { name: string; configuration?: { endian?: string } }[] | undefined;
     const [bytes, ...more] = codecs ?? [];
-    const oneByte = dtype === "int8" || dtype === "uint8";
     if (bytes?.name !== "bytes" || more.length > 0 || (bytes.configuration?.endian !== "little" && !oneByte)) return undefined;
-    const grid = meta.chunk_grid as { name?: string; configuration?: { chunk_shape?: number[] } } | undefined;
-    if (grid?.name !== "regular") return undefined;
-    chunks = grid.configuration?.chunk_shape;
     key = chunkKeyOf(meta.chunk_key_encoding as Parameters<typeof chunkKeyOf>[0]);
   }
-  if (!shape || !chunks || !key || shape.length === 0 || chunks.length !== shape.length || chunks.some((c) => !(c > 0))) return undefined;
+  const { shape, chunks } = array;
+  if (!key || shape.length === 0 || chunks.length !== shape.length || chunks.some((c) => !(c > 0))) return undefined;
   const prefix = path === "/" ? "" : path;
   const keyOf = key;
   return { shape, chunks, dtype, key: (coords) => `${prefix}/${keyOf(coords)}` as AbsolutePath };

@@ -76,6 +76,8 @@ export async function openZarr(location: string | URL): Promise<RawDataset> {
   const levels = ((rootAttrs[OVERVIEWS_ATTRIBUTE] ?? []) as { path?: unknown }[]).map((l) => `/${String(l.path)}/`);
   const variables: RawVariable[] = [];
   const skipped: SkippedNote[] = [];
+  // Raw chunks are read by range from the store itself (zarrRawWindow.ts).
+  const rangeRead = rangeReadOf(base);
   for (const path of paths) {
     if (levels.some((l) => path.startsWith(l))) continue;
     let arr: zarr.Array<zarr.DataType, Store>;
@@ -99,9 +101,8 @@ export async function openZarr(location: string | URL): Promise<RawDataset> {
     const meta = metaBytes && (JSON.parse(new TextDecoder().decode(metaBytes)) as Record<string, unknown>);
     if (meta) checkSeparator(meta, path, location.toString());
     // 64-bit integers go through zarrita, which widens them.
-    const raw = meta && ZARR_NUMERIC_DTYPES[arr.dtype] && rawChunksOf(meta, v2, path, dtype);
-    const read = rangeReadOf(base);
-    variables.push(toVariable(arr, path.replace(/^\//, ""), dtype, v2, location, raw && read && { raw, read }));
+    const raw = rangeRead && meta && ZARR_NUMERIC_DTYPES[arr.dtype] && rawChunksOf(meta, v2, path, arr, dtype);
+    variables.push(toVariable(arr, path.replace(/^\//, ""), dtype, v2, location, raw && rangeRead && { raw, read: rangeRead }));
   }
   return { format: "zarr", variables, attrs: rootAttrs, skipped, close: async () => {} };
 }
@@ -139,7 +140,7 @@ function toVariable(
           chunk = (typeof got === "object" && "data" in got ? got.data : got) as unknown as TypedArray;
         }
       } catch (e) {
-        if (signal?.aborted || e instanceof RangeError) throw e;
+        if (signal?.aborted) throw e;
         throw asCorrupt(location, e);
       }
       // Outside the try: a 64-bit value beyond 2^53 is unsupported, not a corrupt store.
