@@ -161,28 +161,27 @@ export function anomalyWalk(
         const shape = momentsShape(cube, stream, unit);
         const one = { ...shape, groups: 1 };
         const [sums, other] = [new GroupMoments(one), new GroupMoments(one)];
-        const opened: ScratchFile[] = [];
+        const parts: ScratchFile[] = [];
+        let reference: ScratchFile | undefined;
         try {
-          for (let s = 0; s < shares; s++) opened.push(await scratch.openAt(`u${u}-s${s}`, "read"));
-          const parts = opened.slice();
-          const reference = await scratch.openAt(`u${u}-ref`, "write");
-          opened.push(reference);
+          for (let s = 0; s < shares; s++) parts.push(await scratch.openAt(`u${u}-s${s}`, "read"));
+          reference = await scratch.openAt(`u${u}-ref`, "write");
           for (let g = 0; g < shape.groups; g++) {
             const offsets = groupViewOffsets(shape, g);
             const read = (from: ScratchFile, into: GroupMoments) =>
-              Promise.all(into.views().map((a, i) => from.readAt(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), offsets[i])));
+              Promise.all(into.views().map((a, i) => from.readAt(bytesOf(a), offsets[i])));
             await read(parts[0], sums);
             for (let s = 1; s < shares; s++) {
               await read(parts[s], other);
               sums.merge(other);
             }
-            // µ of every group, then s of every group, [g][p]: what referenceSource reads.
             const { mean, sd } = sums.finish(plan.ignoreNoData);
-            await reference.writeAt(new Uint8Array(mean.buffer), g * shape.pixels * 8);
-            if (sd) await reference.writeAt(new Uint8Array(sd.buffer), (shape.groups + g) * shape.pixels * 8);
+            const at = referenceOffsets(shape, g);
+            await reference.writeAt(bytesOf(mean), at.mean);
+            if (sd) await reference.writeAt(bytesOf(sd), at.sd);
           }
         } finally {
-          await Promise.all(opened.map((f) => f.close()));
+          await Promise.all([...parts, ...(reference ? [reference] : [])].map((f) => f.close()));
         }
       }
     },
@@ -194,18 +193,25 @@ function momentsShape(cube: Cube, plan: AnomalyStreamPlan, unit: StreamUnit) {
   return { groups: groupCount(v, plan), pixels: unit.band.width * unit.band.height, withSd: plan.method === "Z_SCORE" };
 }
 
-/** A unit's merged reference (`u<u>-ref`: µ of every group, [g][p], then s for Z_SCORE), read a group at a time. */
+const bytesOf = (a: ArrayBufferView): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
+/** Where group `g`'s µ and s lie in a unit's merged reference (`u<u>-ref`): µ of every group, [g][p], then s of every group (float64). */
+function referenceOffsets({ groups, pixels }: { groups: number; pixels: number }, g: number): { mean: number; sd: number } {
+  return { mean: g * pixels * 8, sd: (groups + g) * pixels * 8 };
+}
+
+/** A unit's merged reference, read a group at a time. */
 function referenceSource(scratch: Scratch, u: number, unit: StreamUnit, cube: Cube, plan: AnomalyStreamPlan): ReferenceSource {
   const { groups, pixels, withSd } = momentsShape(cube, plan, unit);
-  const bytes = (a: Float64Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
   return {
     groups,
     withSd,
     async readGroup(group, mean, sd) {
       const file = await scratch.openAt(`u${u}-ref`, "read");
       try {
-        await file.readAt(bytes(mean), group * pixels * 8);
-        if (sd) await file.readAt(bytes(sd), (groups + group) * pixels * 8);
+        const at = referenceOffsets({ groups, pixels }, group);
+        await file.readAt(bytesOf(mean), at.mean);
+        if (sd) await file.readAt(bytesOf(sd), at.sd);
       } finally {
         await file.close();
       }
