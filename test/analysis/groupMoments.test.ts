@@ -90,7 +90,7 @@ describe("GroupMoments", () => {
     }
   });
 
-  it("a group at a time, read from the sums written end to end (groupViewOffsets), merges and finishes as the whole", async () => {
+  it("a group at a time, read from the sums written end to end (groupViewOffsets), gives each group's µ and s, bit for bit those of the whole merge", async () => {
     for (const withSd of [true, false]) {
       // 3 groups of 2 pixels, 15 slices dealt to 2 shares; pixel 1 missing in share 0's slices.
       const value = (t: number, p: number) => 1e6 + 40 * (t % 3) + 0.125 * t + p;
@@ -114,6 +114,18 @@ describe("GroupMoments", () => {
         }
         sums.merge(other);
         const { mean, sd } = sums.finish(true);
+        // The group's values, worked here: slices t ≡ g (mod 3); pixel 1 only in share 1's (odd t).
+        for (let p = 0; p < 2; p++) {
+          const xs = Array.from({ length: 15 }, (_, t) => t)
+            .filter((t) => t % 3 === g && (p === 0 || t % 2 === 1))
+            .map((t) => value(t, p));
+          const mu = xs.reduce((a, x) => a + x, 0) / xs.length;
+          assert.ok(Math.abs(mean[p] - mu) <= 1e-9, `withSd ${withSd}, group ${g}, pixel ${p}: µ ${mean[p]} vs ${mu}`);
+          if (withSd) {
+            const s = Math.sqrt(xs.reduce((a, x) => a + (x - mu) ** 2, 0) / xs.length);
+            assert.ok(Math.abs(sd![p] - s) <= 1e-9, `group ${g}, pixel ${p}: s ${sd![p]} vs ${s}`);
+          }
+        }
         assert.deepEqual([...mean], [...expected.mean.subarray(2 * g, 2 * g + 2)], `withSd ${withSd}, group ${g}: µ bit for bit`);
         if (withSd) assert.deepEqual([...sd!], [...expected.sd!.subarray(2 * g, 2 * g + 2)], `group ${g}: s bit for bit`);
       }

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { FINE_BINS } from "../../src/analysis/histogram.js";
 import { type StatisticsPart, chunkStatistics, mergeStatistics, statisticsAccumulator } from "../../src/analysis/statistics.js";
 
 const block = (seed: number, n = 500) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37 + seed) * 40 + seed * 3);
@@ -76,7 +77,7 @@ describe("statistics added as parts", () => {
     assert.equal(chunkStatistics(Float32Array.of(NaN, 1), { shape: [2], extent: [1] }), undefined, "no valid value");
   });
 
-  it("summarizes chunk after chunk each as a fresh accumulator would (its histogram's memory reused), and a part merged stays as it was", () => {
+  it("summarizes chunk after chunk, each from its own values alone (its histogram's memory reused), and a part merged stays as it was", () => {
     const region = (n: number) => ({ shape: [n], extent: [n] });
     // Far apart, wide then narrow then wide: the reused histogram must start empty each time.
     const chunks = [
@@ -85,19 +86,20 @@ describe("statistics added as parts", () => {
       Float32Array.from({ length: 500 }, (_, i) => 5 - i * 0.02),
     ];
     for (const [k, chunk] of chunks.entries()) {
-      const fresh = statisticsAccumulator();
-      fresh.add(chunk, undefined);
-      const expected = fresh.part()!;
       const got = chunkStatistics(chunk, region(chunk.length))!;
-      assert.deepEqual(
-        { ...got, histogram: { ...got.histogram!, counts: [...got.histogram!.counts] } },
-        {
-          ...expected,
-          histogram: { ...expected.histogram!, counts: [...expected.histogram!.counts] },
-        },
-        `chunk ${k}`,
-      );
-      const before = [...got.histogram!.counts];
+      // Moments worked here, in two passes.
+      const values = [...chunk];
+      const mean = values.reduce((a, x) => a + x, 0) / values.length;
+      const sd = Math.sqrt(values.reduce((a, x) => a + (x - mean) ** 2, 0) / values.length);
+      assert.deepEqual([got.count, got.min, got.max], [values.length, Math.min(...values), Math.max(...values)], `chunk ${k}`);
+      assert.ok(Math.abs(got.mean - mean) <= 1e-9 * Math.abs(mean) && Math.abs(got.stddev - sd) <= 1e-9 * sd, `chunk ${k}: moments`);
+      // Each value in bin ⌊x / 2^exponent⌋, counted here; the bins the narrow ones a chunk of its own gets.
+      const { exponent, first, counts } = got.histogram!;
+      const tally = new Array<number>(counts.length).fill(0);
+      for (const x of values) tally[Math.floor(x / 2 ** exponent) - first]++;
+      assert.deepEqual([...counts], tally, `chunk ${k}: its values' bins and no other chunk's`);
+      assert.ok(counts.length > FINE_BINS / 4, `chunk ${k}: ${counts.length} bins, as narrow as its own range allows`);
+      const before = [...counts];
       statisticsAccumulator().addStatistics(got);
       assert.deepEqual([...got.histogram!.counts], before, `chunk ${k}: merging leaves its counts`);
     }

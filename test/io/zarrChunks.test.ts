@@ -6,7 +6,7 @@
  * type, are refused untouched.
  */
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, readdir, rm, stat, truncate, writeFile } from "node:fs/promises";
+import { appendFile, mkdtemp, readFile, readdir, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -241,10 +241,17 @@ describe("whole chunks written directly", () => {
       "holding the kept values until written over",
     );
     assert.equal(await writer.takeKept([0, 0, 0], [3, 5, 6]), undefined, "taken once");
+    // A mark past the chunk's bytes: writing over in place leaves it, writing the file anew would not.
+    await appendFile(chunk, "MARK");
     assert.equal(await writer.tryWrite([0, 0, 0], { data: anomalies, shape: [3, 5, 6] }), true);
     await writer.flush();
-    assert.equal((await stat(chunk)).ino, keptInode, "written over in place");
-    assert.ok((await readFile(chunk)).equals(await readFile(join(path, "a", "0.0.0"))), "the bytes zarrita writes, fill included");
+    const over = await readFile(chunk);
+    assert.equal((await stat(chunk)).ino, keptInode, "the same file");
+    assert.equal(over.subarray(over.length - 4).toString(), "MARK", "written over in place, not made anew");
+    assert.ok(
+      over.subarray(0, over.length - 4).equals(await readFile(join(path, "a", "0.0.0"))),
+      "the bytes zarrita writes, fill included",
+    );
 
     // A pass run again (a fresh writer) finds the block taken, reads its input, and writes the chunk anew.
     await writeFile(chunk, Buffer.alloc(4 * 4 * 5 * 6 + 100, 1)); // as a failed pass may have left it, and longer
