@@ -130,12 +130,12 @@ function toVariable(
     attrs,
     chunkShape: arr.chunks,
     async read(start, count, signal, _into, rowsReversed) {
-      const sel = start.map((s, i) => zarr.slice(s, s + count[i]));
       let chunk: TypedArray;
       try {
         if (ranges) {
           chunk = await readRawWindow(ranges.raw, ranges.read, start, count, Number(fill ?? 0), boundedQueue(), signal);
         } else {
+          const sel = start.map((s, i) => zarr.slice(s, s + count[i]));
           const got = await zarr.get(arr, sel, { signal, createQueue: boundedQueue });
           chunk = (typeof got === "object" && "data" in got ? got.data : got) as unknown as TypedArray;
         }
