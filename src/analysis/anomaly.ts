@@ -5,7 +5,9 @@
  * `anomalyTile` is the kernel: one spatial tile through the whole time axis, time-major.
  * Means and deviations run over contiguous rows of pixels (a group's slices one after the
  * other), medians gather each pixel's valid values and quickselect them. `computeAnomaly`
- * walks a cube tile by tile into a block sink. Pure: knows nothing of formats or jobs.
+ * walks a cube tile by tile into a block sink; it takes the medians of float32 (and small
+ * integer) tiles with a SIMD sorting-network kernel instead (kernels/groupMedian.ts), the
+ * same values. Pure: knows nothing of formats or jobs.
  */
 import { combinationAt, combinationCount } from "../cube/combinations.js";
 import {
@@ -18,6 +20,7 @@ import {
   type Window,
   variableNamed,
 } from "../cube/types.js";
+import { GroupMedianKernel, medianKernelTakes } from "../kernels/groupMedian.js";
 import { GROUP_INTERVALS, type GroupInterval, groupKeys } from "./groups.js";
 import { type Share, ownsStep } from "./share.js";
 import { type Statistics, statisticsAccumulator } from "./statistics.js";
@@ -101,24 +104,11 @@ export function anomalyTile(values: TypedArray, options: AnomalyTileOptions): Fl
     return out;
   }
 
-  // Slices of each group, contiguous: members[start[g] .. start[g+1]).
-  let G = 0;
-  for (let t = 0; t < T; t++) {
-    if (groups[t] < 0) throw new RangeError(`group index ${groups[t]} of slice ${t} is negative`);
-    if (groups[t] + 1 > G) G = groups[t] + 1;
-  }
-  const start = new Int32Array(G + 1);
-  for (let t = 0; t < T; t++) start[groups[t] + 1]++;
-  for (let g = 0; g < G; g++) start[g + 1] += start[g];
-  const members = new Int32Array(T);
-  const fill = start.slice(0, G);
-  for (let t = 0; t < T; t++) members[fill[groups[t]]++] = t;
-
+  const { members, start, largest } = groupMembers(groups);
+  const G = start.length - 1;
   const ref = new Float64Array(P); // µ or m of the group at each pixel
   const sd = new Float64Array(P); // s (Z_SCORE only)
   if (median) {
-    let largest = 0;
-    for (let g = 0; g < G; g++) largest = Math.max(largest, start[g + 1] - start[g]);
     const buf = new Float64Array(largest);
     for (let g = 0; g < G; g++) {
       const a = start[g];
@@ -179,6 +169,39 @@ export function anomalyTile(values: TypedArray, options: AnomalyTileOptions): Fl
     for (let j = a; j < b; j++) applyRow(values, out, members[j] * P, 0, P, nd, kind, ref, 0, sd, 0, limit);
   }
   return out;
+}
+
+/** Each group's slices, contiguous: group g's are members[start[g] .. start[g + 1]). */
+export interface GroupMembers {
+  readonly members: Int32Array;
+  readonly start: Int32Array;
+  /** The most slices of a group. */
+  readonly largest: number;
+}
+
+/**
+ * The slices of each group of `groups` (a group index a slice).
+ * @example
+ * groupMembers(Int32Array.of(0, 1, 0)); // members [0, 2, 1], start [0, 2, 3], largest 2
+ */
+export function groupMembers(groups: Int32Array): GroupMembers {
+  const T = groups.length;
+  let G = 0;
+  for (let t = 0; t < T; t++) {
+    if (groups[t] < 0) throw new RangeError(`group index ${groups[t]} of slice ${t} is negative`);
+    if (groups[t] + 1 > G) G = groups[t] + 1;
+  }
+  const start = new Int32Array(G + 1);
+  for (let t = 0; t < T; t++) start[groups[t] + 1]++;
+  let largest = 0;
+  for (let g = 0; g < G; g++) {
+    largest = Math.max(largest, start[g + 1]);
+    start[g + 1] += start[g];
+  }
+  const members = new Int32Array(T);
+  const fill = start.slice(0, G);
+  for (let t = 0; t < T; t++) members[fill[groups[t]]++] = t;
+  return { members, start, largest };
 }
 
 /** s = 0 where a pixel's valid values of the group are all equal (float64 sums may miss it by an ulp). */
@@ -483,6 +506,8 @@ export async function computeAnomaly(
   }
 
   const accumulators = new Map(plan.variables.map((name) => [name, statisticsAccumulator()]));
+  const membersOf = memoized(groupMembers);
+  const kernel = KIND[plan.method].median ? medianKernelFor(steps, membersOf) : undefined;
   // Read one tile ahead: the next tile's file reads overlap this tile's computing and writing.
   const read = (s: Step) => {
     const window = { x: s.tile.x, y: s.tile.y, width: s.tile.width, height: s.tile.height };
@@ -500,21 +525,67 @@ export async function computeAnomaly(
     const [slab, reference] = await next!;
     signal?.throwIfAborted();
     next = i + 1 < steps.length ? read(steps[i + 1]) : undefined;
-    const out = anomalyTile(slab.data, {
-      nodata: v.nodata,
-      groups,
-      method: plan.method,
-      ignoreNoData: plan.ignoreNoData,
-      reference,
-      out: anomalyPixelType(v.pixelType) === "F64" ? new Float64Array(slab.data.length) : new Float32Array(slab.data.length),
-    });
-    accumulators.get(v.name)!.add(out, undefined);
+    let out: Float32Array | Float64Array;
+    if (kernel) {
+      const { members, start } = membersOf(groups);
+      const { kind } = KIND[plan.method];
+      const inKernel = kernel.anomalies(
+        slab.data,
+        tile.width * tile.height,
+        members,
+        start,
+        kind,
+        v.nodata ?? NaN,
+        plan.ignoreNoData,
+        F32_MAX,
+      );
+      accumulators.get(v.name)!.add(inKernel, undefined);
+      out = inKernel.slice(); // the kernel's memory takes the next tile while the sink holds this one
+    } else {
+      out = anomalyTile(slab.data, {
+        nodata: v.nodata,
+        groups,
+        method: plan.method,
+        ignoreNoData: plan.ignoreNoData,
+        reference,
+        out: anomalyPixelType(v.pixelType) === "F64" ? new Float64Array(slab.data.length) : new Float32Array(slab.data.length),
+      });
+      accumulators.get(v.name)!.add(out, undefined);
+    }
     const shape = [...dims.map(([a, b]) => b - a), tile.height, tile.width];
     signal?.throwIfAborted();
     await sink.writeBlock(v.name, [...dims.map(([a]) => a), tile.oy, tile.ox], { data: out, shape });
     options.onProgress?.((i + 1) / steps.length);
   }
   return new Map([...accumulators].map(([name, acc]) => [name, acc.result()]));
+}
+
+/**
+ * The SIMD median kernel sized for the steps' tiles, when it takes every one: no reference,
+ * values it takes, groups it sorts. Otherwise anomalyTile's quickselect does them all.
+ */
+function medianKernelFor(steps: readonly Step[], membersOf: (groups: Int32Array) => GroupMembers): GroupMedianKernel | undefined {
+  let values = 0;
+  let pixels = 0;
+  let largest = 0;
+  for (const s of steps) {
+    const group = membersOf(s.groups).largest;
+    if (s.ref || !medianKernelTakes(s.v.pixelType, group)) return undefined;
+    const P = s.tile.width * s.tile.height;
+    values = Math.max(values, P * s.groups.length);
+    pixels = Math.max(pixels, P);
+    largest = Math.max(largest, group);
+  }
+  return steps.length > 0 ? new GroupMedianKernel(values, pixels, largest) : undefined;
+}
+
+/** f, computed once per argument. */
+function memoized<K extends object, V>(f: (key: K) => V): (key: K) => V {
+  const done = new WeakMap<K, V>();
+  return (key) => {
+    if (!done.has(key)) done.set(key, f(key));
+    return done.get(key)!;
+  };
 }
 
 /** One tile of one variable at one combination of its other dimensions. */

@@ -1,0 +1,116 @@
+/**
+ * The median anomaly kernel (kernels/groupMedian.ts) against medians worked out by hand and
+ * against medians taken in the test by sorting each pixel's valid values (random tiles with
+ * NaN, nodata and ties; 7 pixels, so the last four-pixel step is partial; groups of uneven
+ * size; with and without ignoreNoData), the anomaly then computed in the test from its
+ * definition in SPEC §7.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { GroupMedianKernel, medianKernelTakes } from "../../src/kernels/groupMedian.js";
+
+// anomaly.ts's numbering of the methods.
+const [DIFFERENCE, PERCENT_DIFFERENCE, PERCENT_OF] = [0, 1, 2];
+const F32_MAX = 3.4028234663852886e38;
+
+/** The anomaly of x against median m by its definition, as float32; NaN where not kept. */
+function anomaly(kind: number, x: number, m: number, nodata: number): number {
+  const v = kind === DIFFERENCE ? x - m : kind === PERCENT_DIFFERENCE ? Math.abs(x - m) / ((x + m) / 2) : x / m;
+  return x !== nodata && Math.abs(v) <= F32_MAX ? Math.fround(v) : NaN;
+}
+
+/** Each group's slices, as the kernel takes them. */
+function members(groups: number[]): { members: Int32Array; start: Int32Array } {
+  const G = Math.max(...groups) + 1;
+  const lists = Array.from({ length: G }, (_, g) => groups.flatMap((h, t) => (h === g ? [t] : [])));
+  const start = [0];
+  for (const l of lists) start.push(start[start.length - 1] + l.length);
+  return { members: Int32Array.from(lists.flat()), start: Int32Array.from(start) };
+}
+
+describe("median anomaly kernel", () => {
+  it("takes each group's median at every pixel, a missing value left out or voiding it", () => {
+    // 5 slices × 5 pixels; groups: slices 0, 2, 4 and slices 1, 3. Pixel 4 is the partial step.
+    const nd = -99;
+    const tile = Float32Array.from(
+      [
+        [1, 5, 9, 2, 7],
+        [10, 20, NaN, 4, nd],
+        [3, 5, 9, nd, 8],
+        [30, 40, NaN, 6, 0],
+        [2, 1, 9, NaN, 6],
+      ].flat(),
+    );
+    const { members: m, start } = members([0, 1, 0, 1, 0]);
+    const kernel = new GroupMedianKernel(tile.length, 5, 3);
+    // Group 0's medians: 2, 5, 9, 2 (nd and NaN left out), 7.
+    // Group 1's: 20 (of 10, 30), 30 (of 20, 40), none (NaN, NaN), 5 (of 4, 6), 0 (nd left out).
+    const got = kernel.anomalies(tile, 5, m, start, DIFFERENCE, nd, true, F32_MAX);
+    assert.deepEqual(
+      Array.from(got),
+      [
+        [-1, 0, 0, 0, 0],
+        [-10, -10, NaN, -1, NaN],
+        [1, 0, 0, NaN, 1],
+        [10, 10, NaN, 1, 0],
+        [0, -4, 0, NaN, -1],
+      ].flat(),
+    );
+    // Without ignoreNoData a missing value voids its group's median at that pixel.
+    const strict = kernel.anomalies(tile, 5, m, start, DIFFERENCE, nd, false, F32_MAX);
+    assert.deepEqual(
+      Array.from(strict),
+      [
+        [-1, 0, 0, NaN, 0],
+        [-10, -10, NaN, -1, NaN],
+        [1, 0, 0, NaN, 1],
+        [10, 10, NaN, 1, NaN],
+        [0, -4, 0, NaN, -1],
+      ].flat(),
+    );
+  });
+
+  it("matches medians of sorted values on random tiles of every method, twice in one kernel", () => {
+    let s = 3;
+    const next = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const [T, P, nd] = [61, 7, 250];
+    const groups = Array.from({ length: T }, (_, t) => (t < 40 ? t % 3 : 3)); // 14, 13, 13 and 21 slices
+    const { members: m, start } = members(groups);
+    const kernel = new GroupMedianKernel(T * P, P, 21);
+    for (const [kind, ignore] of [
+      [DIFFERENCE, true],
+      [PERCENT_DIFFERENCE, false],
+      [PERCENT_OF, true],
+    ] as const) {
+      const tile = Float32Array.from({ length: T * P }, () => {
+        const r = next();
+        return r < 0.03 ? NaN : r < 0.06 ? nd : Math.floor(next() * 500) / 4; // ties and a nodata value
+      });
+      const want = new Float32Array(T * P);
+      for (let g = 0; g < 4; g++) {
+        const slices = groups.flatMap((h, t) => (h === g ? [t] : []));
+        for (let p = 0; p < P; p++) {
+          const all = slices.map((t) => tile[t * P + p]);
+          const valid = all.filter((x) => x === x && x !== nd).sort((a, b) => a - b);
+          const n = valid.length;
+          const median = n === 0 || (n < all.length && !ignore) ? NaN : n % 2 ? valid[n >> 1] : (valid[n / 2 - 1] + valid[n / 2]) / 2;
+          for (const t of slices) want[t * P + p] = anomaly(kind, tile[t * P + p], median, nd);
+        }
+      }
+      assert.deepEqual(Array.from(kernel.anomalies(tile, P, m, start, kind, nd, ignore, F32_MAX)), Array.from(want), `method ${kind}`);
+    }
+  });
+
+  it("takes int16 tiles and a nodata value float32 cannot hold", () => {
+    const kernel = new GroupMedianKernel(6, 2, 3);
+    const { members: m, start } = members([0, 0, 0]);
+    const got = kernel.anomalies(Int16Array.of(1, 4, 2, 8, 3, 6), 2, m, start, DIFFERENCE, 0.1, true, F32_MAX);
+    assert.deepEqual(Array.from(got), [-1, -2, 0, 2, 1, 0]);
+  });
+
+  it("says which tiles it takes", () => {
+    assert.ok(medianKernelTakes("F32", 4096) && medianKernelTakes("S16", 12));
+    assert.ok(!medianKernelTakes("F64", 12) && !medianKernelTakes("S32", 12) && !medianKernelTakes("F32", 4097));
+    assert.throws(() => new GroupMedianKernel(10, 10, 4097), /a group of 4097 slices/);
+  });
+});
