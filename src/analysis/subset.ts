@@ -8,6 +8,7 @@ import { type Cube, type Slab, type TypedArray, type Window, variableNamed } fro
 import type { ChunkSummaries } from "../cube/chunkSummaries.js";
 import { type Share, ownStepCount, ownsStep } from "./share.js";
 import { type Statistics, statisticsAccumulator } from "./statistics.js";
+import { windowTiles } from "./tiles.js";
 
 export interface BlockSink {
   /**
@@ -34,7 +35,7 @@ export interface SubsetPlan {
   readonly variables: readonly { readonly name: string; readonly indices: readonly (readonly number[])[] }[];
   /** Spatial window of the source (north-up pixels). */
   readonly window: Window;
-  /** Spatial tile edge of output chunks. */
+  /** Spatial tile edge of output chunks (see subsetChunk). */
   readonly tile: number;
 }
 
@@ -43,6 +44,17 @@ export interface CopyOptions {
   readonly onProgress?: (fraction: number) => void;
   /** Do only this share of the tiles (another thread does the rest); default all. */
   readonly share?: Share;
+}
+
+/**
+ * The spatial shape of a subset's output chunks: a slice whole when it holds at most
+ * tile × tile values, else tile × tile. A daily 360 × 720 grid then makes one file and one
+ * read a day rather than two (360 × 512 and 360 × 208).
+ * @example
+ * subsetChunk({ x: 0, y: 0, width: 720, height: 360 }, 512); // { height: 360, width: 720 }
+ */
+export function subsetChunk(window: Window, tile: number): { height: number; width: number } {
+  return window.height * window.width <= tile * tile ? { height: window.height, width: window.width } : { height: tile, width: tile };
 }
 
 /**
@@ -55,12 +67,11 @@ export async function copySubset(
   sink: BlockSink,
   options: CopyOptions = {},
 ): Promise<Map<string, Statistics | undefined>> {
-  const { window: w, tile } = plan;
-  const tilesY = Math.ceil(w.height / tile);
-  const tilesX = Math.ceil(w.width / tile);
+  const { height, width } = subsetChunk(plan.window, plan.tile);
+  const tiles = windowTiles(plan.window, height, width);
   const slicesOf = (indices: readonly (readonly number[])[]) => indices.reduce((n, list) => n * list.length, 1);
   const total = ownStepCount(
-    plan.variables.reduce((n, v) => n + slicesOf(v.indices) * tilesY * tilesX, 0),
+    plan.variables.reduce((n, v) => n + slicesOf(v.indices) * tiles.length, 0),
     options.share,
   );
   const stats = new Map<string, Statistics | undefined>();
@@ -77,18 +88,13 @@ export async function copySubset(
         spec.indices.map((list) => list.length),
       );
       const dims = out.map((o, d) => [spec.indices[d][o], spec.indices[d][o] + 1] as const);
-      for (let ty = 0; ty < tilesY; ty++) {
-        for (let tx = 0; tx < tilesX; tx++) {
-          if (!ownsStep(step++, options.share)) continue;
-          options.signal?.throwIfAborted();
-          const y = ty * tile;
-          const x = tx * tile;
-          const window = { x: w.x + x, y: w.y + y, width: Math.min(tile, w.width - x), height: Math.min(tile, w.height - y) };
-          const slab = await v.read({ dims, window, signal: options.signal });
-          acc.add(slab.data, v.nodata);
-          await sink.writeBlock(spec.name, [...out, y, x], slab);
-          options.onProgress?.(++done / total);
-        }
+      for (const { ox, oy, ...window } of tiles) {
+        if (!ownsStep(step++, options.share)) continue;
+        options.signal?.throwIfAborted();
+        const slab = await v.read({ dims, window, signal: options.signal });
+        acc.add(slab.data, v.nodata);
+        await sink.writeBlock(spec.name, [...out, oy, ox], slab);
+        options.onProgress?.(++done / total);
       }
     }
     stats.set(spec.name, acc.result());

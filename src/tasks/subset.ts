@@ -4,7 +4,7 @@
  */
 import type { RasterStore } from "../store/rasterStore.js";
 import { wholeCubePlan } from "./plan.js";
-import { copySubset, type SubsetPlan } from "../analysis/subset.js";
+import { copySubset, type SubsetPlan, subsetChunk } from "../analysis/subset.js";
 import { subsetDimension } from "../cube/dimension.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { windowGrid } from "../cube/grid.js";
@@ -202,7 +202,12 @@ export function subsetOutput(cube: Cube, plan: SubsetPlan): Pick<OpenedInput, "s
       attributes: cube.attributes,
       variables: plan.variables.map((p) => {
         const v = cube.variables.find((x) => x.name === p.name)!;
-        return { ...v, dimensions: v.dimensions.map((d, i) => subsetDimension(d, p.indices[i])) };
+        const { height, width } = subsetChunk(plan.window, plan.tile);
+        return {
+          ...v,
+          dimensions: v.dimensions.map((d, i) => subsetDimension(d, p.indices[i])),
+          outputChunks: [...v.dimensions.map(() => 1), height, width],
+        };
       }),
     }),
     compute: (sink, walk) => copySubset(cube, plan, sink, walk),
