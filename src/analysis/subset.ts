@@ -8,7 +8,7 @@ import { type Cube, type Slab, type TypedArray, type Window, variableNamed } fro
 import type { ChunkSummaries } from "../cube/chunkSummaries.js";
 import { type Share, ownStepCount, ownsStep } from "./share.js";
 import { type Statistics, statisticsAccumulator } from "./statistics.js";
-import { windowTiles } from "./tiles.js";
+import { sliceChunk, windowTiles } from "./tiles.js";
 
 export interface BlockSink {
   /**
@@ -35,7 +35,7 @@ export interface SubsetPlan {
   readonly variables: readonly { readonly name: string; readonly indices: readonly (readonly number[])[] }[];
   /** Spatial window of the source (north-up pixels). */
   readonly window: Window;
-  /** Spatial tile edge of output chunks (see subsetChunk). */
+  /** Spatial tile edge of output chunks (see sliceChunk). */
   readonly tile: number;
 }
 
@@ -44,17 +44,6 @@ export interface CopyOptions {
   readonly onProgress?: (fraction: number) => void;
   /** Do only this share of the tiles (another thread does the rest); default all. */
   readonly share?: Share;
-}
-
-/**
- * The spatial shape of a subset's output chunks: a slice whole when it holds at most
- * tile × tile values, else tile × tile. A daily 360 × 720 grid then makes one file and one
- * read a day rather than two (360 × 512 and 360 × 208).
- * @example
- * subsetChunk({ x: 0, y: 0, width: 720, height: 360 }, 512); // { height: 360, width: 720 }
- */
-export function subsetChunk(window: Window, tile: number): { height: number; width: number } {
-  return window.height * window.width <= tile * tile ? { height: window.height, width: window.width } : { height: tile, width: tile };
 }
 
 /**
@@ -67,7 +56,7 @@ export async function copySubset(
   sink: BlockSink,
   options: CopyOptions = {},
 ): Promise<Map<string, Statistics | undefined>> {
-  const { height, width } = subsetChunk(plan.window, plan.tile);
+  const { height, width } = sliceChunk(plan.window, plan.tile);
   const tiles = windowTiles(plan.window, height, width);
   const slicesOf = (indices: readonly (readonly number[])[]) => indices.reduce((n, list) => n * list.length, 1);
   const total = ownStepCount(

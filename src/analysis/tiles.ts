@@ -1,6 +1,7 @@
 /**
  * Spatial tiles through the whole time axis: how big one may be for a memory budget, and
- * the tiles covering a window. Used by the per-pixel time-series analyses (anomaly).
+ * the tiles covering a window. Used by the per-pixel time-series analyses (anomaly). And
+ * the spatial chunk of outputs written slice by slice (Subset, Predict).
  */
 import type { Window } from "../cube/types.js";
 
@@ -60,4 +61,15 @@ export function windowTiles(window: Window, edge: number, width = edge): (Window
     }
   }
   return out;
+}
+
+/**
+ * The spatial chunk of an output written slice by slice: the slice whole when it holds at
+ * most tile × tile values, else tile × tile. A daily 360 × 720 grid then makes one file and
+ * one read a day rather than two (360 × 512 and 360 × 208).
+ * @example
+ * sliceChunk({ x: 0, y: 0, width: 720, height: 360 }, 512); // { height: 360, width: 720 }
+ */
+export function sliceChunk(window: Window, tile: number): { height: number; width: number } {
+  return window.height * window.width <= tile * tile ? { height: window.height, width: window.width } : { height: tile, width: tile };
 }

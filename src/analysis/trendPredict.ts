@@ -12,6 +12,7 @@ import { dimensionInterval } from "../cube/dimension.js";
 import { ownStepCount, ownsStep } from "./share.js";
 import type { BlockSink, CopyOptions } from "./subset.js";
 import { type Statistics, statisticsAccumulator } from "./statistics.js";
+import { sliceChunk, windowTiles } from "./tiles.js";
 import {
   BAND_DIMENSION,
   type TrendMetadata,
@@ -28,7 +29,7 @@ export interface PredictPlan {
   /** Values of the trend's dimension to predict at, in its units (epoch ms for StdTime). */
   readonly values: readonly number[];
   readonly window: Window;
-  /** Spatial tile edge of the reads and output chunks. */
+  /** Spatial tile edge of the reads and output chunks (see sliceChunk). */
   readonly tile: number;
 }
 
@@ -94,11 +95,11 @@ export async function computePredict(
 ): Promise<Map<string, Statistics | undefined>> {
   const layouts = predictLayout(cube, plan);
   const w = plan.window;
-  const tile = plan.tile;
-  const tiles = Math.ceil(w.height / tile) * Math.ceil(w.width / tile);
+  const chunk = sliceChunk(w, plan.tile);
+  const tiles = windowTiles(w, chunk.height, chunk.width);
   const combos = (v: Variable) => v.dimensions.slice(0, -1).reduce((n, d) => n * d.values.length, 1);
   const total = ownStepCount(
-    layouts.reduce((n, l) => n + combos(variableNamed(cube, l.name)) * tiles, 0),
+    layouts.reduce((n, l) => n + combos(variableNamed(cube, l.name)) * tiles.length, 0),
     options.share,
   );
   const stats = new Map<string, Statistics | undefined>();
@@ -120,37 +121,34 @@ export async function computePredict(
     for (let s = 0; s < combos(v); s++) {
       const at = combinationAt(s, others);
       const dims = [...at.map((i) => [i, i + 1] as const), [0, p] as const];
-      for (let y = 0; y < w.height; y += tile) {
-        for (let x = 0; x < w.width; x += tile) {
-          if (!ownsStep(step++, options.share)) continue;
-          options.signal?.throwIfAborted();
-          const window = { x: w.x + x, y: w.y + y, width: Math.min(tile, w.width - x), height: Math.min(tile, w.height - y) };
-          const slab = await v.read({ dims, window, signal: options.signal });
-          const pixels = window.width * window.height;
-          const coef = slab.data;
-          const nodata = v.nodata === undefined ? NaN : v.nodata;
-          const out = new Float32Array(pixels);
-          for (let k = 0; k < plan.values.length; k++) {
-            const b0 = k * p;
-            for (let q = 0; q < pixels; q++) {
-              let sum = 0;
-              for (let j = 0; j < p; j++) {
-                const c = coef[j * pixels + q];
-                if (c !== c || c === nodata) {
-                  sum = NaN;
-                  break;
-                }
-                sum += c * basis[b0 + j];
+      for (const { ox: x, oy: y, ...window } of tiles) {
+        if (!ownsStep(step++, options.share)) continue;
+        options.signal?.throwIfAborted();
+        const slab = await v.read({ dims, window, signal: options.signal });
+        const pixels = window.width * window.height;
+        const coef = slab.data;
+        const nodata = v.nodata === undefined ? NaN : v.nodata;
+        const out = new Float32Array(pixels);
+        for (let k = 0; k < plan.values.length; k++) {
+          const b0 = k * p;
+          for (let q = 0; q < pixels; q++) {
+            let sum = 0;
+            for (let j = 0; j < p; j++) {
+              const c = coef[j * pixels + q];
+              if (c !== c || c === nodata) {
+                sum = NaN;
+                break;
               }
-              out[q] = sum;
+              sum += c * basis[b0 + j];
             }
-            acc.add(out, undefined);
-            const start = [...at.slice(0, layout.predictedIndex), k, ...at.slice(layout.predictedIndex), y, x];
-            const shape = [...layout.dimensions.map(() => 1), window.height, window.width];
-            await sink.writeBlock(layout.name, start, { data: out, shape });
+            out[q] = sum;
           }
-          options.onProgress?.(++done / total);
+          acc.add(out, undefined);
+          const start = [...at.slice(0, layout.predictedIndex), k, ...at.slice(layout.predictedIndex), y, x];
+          const shape = [...layout.dimensions.map(() => 1), window.height, window.width];
+          await sink.writeBlock(layout.name, start, { data: out, shape });
         }
+        options.onProgress?.(++done / total);
       }
     }
     stats.set(layout.name, acc.result());

@@ -4,6 +4,7 @@
  */
 import { type PredictPlan, computePredict, predictLayout, predictableTrend } from "../analysis/trendPredict.js";
 import type { TrendMetadata } from "../analysis/trendModel.js";
+import { sliceChunk } from "../analysis/tiles.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { windowGrid } from "../cube/grid.js";
 import { type TimeStepUnit, anchoredStep, formatIso, parseIsoTime } from "../cube/time.js";
@@ -281,6 +282,7 @@ function predictOutput(cube: Cube, plan: Omit<PredictPlan, "tile"> & { readonly 
   return {
     spec() {
       const grid = windowGrid(cube.grid, plan.window);
+      const chunk = sliceChunk(plan.window, full.tile);
       const variables = predictLayout(cube, full).map((l) => ({
         name: l.name,
         description: l.description,
@@ -289,7 +291,7 @@ function predictOutput(cube: Cube, plan: Omit<PredictPlan, "tile"> & { readonly 
         nodata: NaN,
         dimensions: l.dimensions,
         attributes: { "strata:prediction": { model: l.metadata.model, dimension: l.metadata.dimension, bands: l.metadata.bands } },
-        outputChunks: [...l.dimensions.map(() => 1), Math.min(full.tile, grid.height), Math.min(full.tile, grid.width)],
+        outputChunks: [...l.dimensions.map(() => 1), chunk.height, chunk.width],
       }));
       const { "strata:statistics": _inputStatistics, ...attributes } = cube.attributes;
       return { grid, attributes, variables };

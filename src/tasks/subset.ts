@@ -4,7 +4,8 @@
  */
 import type { RasterStore } from "../store/rasterStore.js";
 import { wholeCubePlan } from "./plan.js";
-import { copySubset, type SubsetPlan, subsetChunk } from "../analysis/subset.js";
+import { copySubset, type SubsetPlan } from "../analysis/subset.js";
+import { sliceChunk } from "../analysis/tiles.js";
 import { subsetDimension } from "../cube/dimension.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { windowGrid } from "../cube/grid.js";
@@ -202,7 +203,7 @@ export function subsetOutput(cube: Cube, plan: SubsetPlan): Pick<OpenedInput, "s
       attributes: cube.attributes,
       variables: plan.variables.map((p) => {
         const v = cube.variables.find((x) => x.name === p.name)!;
-        const { height, width } = subsetChunk(plan.window, plan.tile);
+        const { height, width } = sliceChunk(plan.window, plan.tile);
         return {
           ...v,
           dimensions: v.dimensions.map((d, i) => subsetDimension(d, p.indices[i])),

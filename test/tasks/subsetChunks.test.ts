@@ -1,5 +1,5 @@
 /**
- * A subset's output chunks (analysis/subset.ts, subsetChunk): a slice whole when it holds
+ * A subset's output chunks (analysis/tiles.ts, sliceChunk): a slice whole when it holds
  * at most tile × tile values, else tile × tile tiles; the values read back are the small
  * cube's, worked out from its formula (test/helpers/smallCube.ts), either way.
  */
@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { subsetChunk } from "../../src/analysis/subset.js";
+import { sliceChunk } from "../../src/analysis/tiles.js";
 import { openCube } from "../../src/io/open.js";
 import { writeSubset } from "../../src/tasks/subset.js";
 import { smallCubeValue, writeSmallCube } from "../helpers/smallCube.js";
@@ -24,9 +24,9 @@ describe("subset output chunks", () => {
   });
 
   it("keeps a slice whole when it holds at most tile × tile values", () => {
-    assert.deepEqual(subsetChunk({ x: 0, y: 0, width: 720, height: 360 }, 512), { height: 360, width: 720 });
-    assert.deepEqual(subsetChunk({ x: 5, y: 5, width: 512, height: 512 }, 512), { height: 512, width: 512 });
-    assert.deepEqual(subsetChunk({ x: 0, y: 0, width: 1440, height: 720 }, 512), { height: 512, width: 512 });
+    assert.deepEqual(sliceChunk({ x: 0, y: 0, width: 720, height: 360 }, 512), { height: 360, width: 720 });
+    assert.deepEqual(sliceChunk({ x: 5, y: 5, width: 512, height: 512 }, 512), { height: 512, width: 512 });
+    assert.deepEqual(sliceChunk({ x: 0, y: 0, width: 1440, height: 720 }, 512), { height: 512, width: 512 });
   });
 
   for (const [tile, chunk] of [
