@@ -164,6 +164,9 @@ describe("the item page", { timeout: 180_000 }, () => {
 
     await page.getByRole("link", { name: "← All data" }).click();
     await folders.getByRole("link", { name: "Winds" }).click();
+    await page.getByRole("heading", { name: "Image services in Winds" }).waitFor();
+    // The list of all data may still be shown for a moment, while the folder's is fetched.
+    await page.locator("li.item").nth(1).waitFor({ state: "detached" });
     await page.locator("li.item").getByRole("link", { name: "Navy winds, east" }).waitFor();
     assert.equal(await page.locator("li.item").count(), 1, "the folder shows the one item it holds");
     assert.ok(
