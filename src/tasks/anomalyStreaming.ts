@@ -124,7 +124,7 @@ export function anomalyWalk(
   if (chosen.kind === "transpose") {
     const edge = (name: string) => anomalyTileEdge(variableNamed(cube, name), plan);
     const tiles = Object.fromEntries(plan.variables.map((name) => [name, { height: edge(name), width: edge(name) }]));
-    return transposeWalk(cube, plan.variables, { window: plan.window, tiles, runs: chosen.runs }, chosen, (transposed, sink, walk) =>
+    return transposeWalk(cube, plan.variables, { window: plan.window, tiles, runs: chosen.runs }, chosen, true, (transposed, sink, walk) =>
       computeAnomaly(transposed, plan, sink, { ...walk, reference }),
     );
   }

@@ -77,7 +77,7 @@ export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<
     const tiles = Object.fromEntries(layouts.map((l) => [l.name, l.tile]));
     const fixed = layouts.every((l) => l.tile.height === layouts[0].tile.height && l.tile.width === layouts[0].tile.width);
     const tilePlan = fixed && layouts.length > 0 ? { ...plan, tile: layouts[0].tile } : plan;
-    return transposeWalk(cube, plan.variables, { window: plan.window, tiles, runs: chosen.runs }, chosen, (transposed, sink, walk) =>
+    return transposeWalk(cube, plan.variables, { window: plan.window, tiles, runs: chosen.runs }, chosen, false, (transposed, sink, walk) =>
       computeTrend(transposed, tilePlan, sink, walk),
     );
   }

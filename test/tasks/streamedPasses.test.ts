@@ -3,8 +3,10 @@
  * share of such a pass keeps about two cores busy, so on a machine of `cores` cores they take
  * one thread per two cores when no thread count was asked for, and every thread allowed when
  * one was (parallelProcessingFactor) or when the shards run elsewhere (no cores). The job
- * says which. A streamed z-score (2 streamed passes) and a transposed median anomaly (pass 1
- * streamed, pass 2 tiles) on a record-a-step NetCDF file; the shards run in this thread.
+ * says which. A streamed z-score (2 streamed passes), a transposed median anomaly (both
+ * passes streamed: its tiles write an output as large as its input) and a transposed
+ * Mann-Kendall trend (pass 1 streamed, pass 2 tiles of arithmetic) on record-a-step NetCDF
+ * files; the shards run in this thread.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -12,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { anomalyTask } from "../../src/tasks/anomaly.js";
+import { trendTask } from "../../src/tasks/trend.js";
 import type { TaskDefinition } from "../../src/tasks/types.js";
 import { fakeRunContext } from "../helpers/runContext.js";
 import { fixtureEnv } from "../helpers/subsetCases.js";
@@ -24,13 +27,14 @@ after(() => rm(dir, { recursive: true, force: true }));
 
 const ZSCORE = { inputMultidimensionalRaster: '{"uri":"ocean_atlas_subset.nc"}', method: "Z_SCORE", calculationInterval: "ALL" };
 const MEDIAN = { ...ZSCORE, method: "DIFFERENCE_FROM_MEDIAN" };
+const KENDALL = { inputMultidimensionalRaster: '{"uri":"monthly_navy_winds.cdf"}', dimension: "StdTime", trendLineType: "MANN-KENDALL" };
 
 /** The fan-outs' shard counts and the job's message on its threads. */
-async function run<O>(task: TaskDefinition<O>, params: Record<string, string>, threads: number, cores?: number) {
+async function run<O>(task: TaskDefinition<O>, params: Record<string, string>, threads: number, cores?: number, tile: unknown = 16) {
   const { options } = await task.parse({ outputName: '{"serviceProperties":{"name":"out"}}', ...params }, fixtureEnv);
   const context = fakeRunContext(join(dir, `${task.info.name}-${Date.now()}-${Math.random()}`), undefined, { task, threads, cores });
   // 16-pixel tiles: the walks stream (or transpose) rather than walk whole-time tiles (see shards.test.ts).
-  await task.run({ ...options, tile: 16 }, context.ctx);
+  await task.run({ ...options, tile }, context.ctx);
   return { fanned: context.fannedOut, said: context.messages.find((m) => m.startsWith("Working on")) };
 }
 
@@ -47,8 +51,14 @@ describe("threads for streamed passes", () => {
     assert.match(four.said!, /^Working on 2 threads of the 3 allowed: .* this machine has 4\.$/);
   });
 
-  it("a median anomaly transposes on one thread of 2 cores and takes its tiles on all", async () => {
+  it("a median anomaly transposes and writes its tiles on one thread of 2 cores", async () => {
     const { fanned, said } = await run(anomalyTask, MEDIAN, 3, 2);
+    assert.deepEqual(fanned, []);
+    assert.match(said!, /^Working on 1 thread of the 3 allowed: a pass streaming the input keeps about 2 cores busy/);
+  });
+
+  it("a Mann-Kendall trend transposes on one thread of 2 cores and fits its tiles on all", async () => {
+    const { fanned, said } = await run(trendTask, KENDALL, 3, 2, { height: 16, width: 16 });
     assert.deepEqual(fanned, [3]);
     assert.match(said!, /^Working on 3 threads, pass 1 on 1: a pass streaming the input keeps about 2 cores busy/);
   });
