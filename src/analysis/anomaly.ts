@@ -509,27 +509,32 @@ export async function computeAnomaly(
   const membersOf = memoized(groupMembers);
   const kernel = KIND[plan.method].median ? medianKernelFor(steps, membersOf) : undefined;
   // Read one tile ahead: the next tile's file reads overlap this tile's computing and writing.
-  const read = (s: Step) => {
+  // With the kernel, step i's float32 tile is read into its slot i % 2, where it is computed.
+  const read = (i: number) => {
+    const s = steps[i];
     const window = { x: s.tile.x, y: s.tile.y, width: s.tile.width, height: s.tile.height };
+    const length = s.groups.length * s.tile.width * s.tile.height;
+    const into = kernel && s.v.pixelType === "F32" ? kernel.tileArray(slotOf(i), length) : undefined;
     const p = Promise.all([
-      s.v.read({ dims: s.dims, window, signal }),
+      s.v.read({ dims: s.dims, window, signal, into }),
       s.ref ? referenceTile(s.ref, s.refDims!, window, signal) : undefined,
     ]);
     p.catch(() => {}); // awaited (and thrown) in turn; never an unhandled rejection meanwhile
     return p;
   };
-  let next = steps.length > 0 ? read(steps[0]) : undefined;
+  let next = steps.length > 0 ? read(0) : undefined;
   for (let i = 0; i < steps.length; i++) {
     signal?.throwIfAborted();
     const { v, groups, dims, tile } = steps[i];
     const [slab, reference] = await next!;
     signal?.throwIfAborted();
-    next = i + 1 < steps.length ? read(steps[i + 1]) : undefined;
+    next = i + 1 < steps.length ? read(i + 1) : undefined;
     let out: Float32Array | Float64Array;
     if (kernel) {
       const { members, start } = membersOf(groups);
       const { kind } = KIND[plan.method];
       const inKernel = kernel.anomalies(
+        slotOf(i),
         slab.data,
         tile.width * tile.height,
         members,
@@ -540,7 +545,7 @@ export async function computeAnomaly(
         F32_MAX,
       );
       accumulators.get(v.name)!.add(inKernel, undefined);
-      out = inKernel.slice(); // the kernel's memory takes the next tile while the sink holds this one
+      out = inKernel; // written (the sink is done with it once writeBlock resolves) before step i + 2 is read into its slot
     } else {
       out = anomalyTile(slab.data, {
         nodata: v.nodata,
@@ -578,6 +583,9 @@ function medianKernelFor(steps: readonly Step[], membersOf: (groups: Int32Array)
   }
   return steps.length > 0 ? new GroupMedianKernel(values, pixels, largest) : undefined;
 }
+
+/** The kernel's slot of step i's tile. */
+const slotOf = (i: number): 0 | 1 => (i % 2 === 0 ? 0 : 1);
 
 /** f, computed once per argument. */
 function memoized<K extends object, V>(f: (key: K) => V): (key: K) => V {

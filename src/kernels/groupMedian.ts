@@ -30,7 +30,8 @@ interface Networks {
 
 export class GroupMedianKernel {
   private readonly arena: KernelArena;
-  private readonly values: Float32Array;
+  /** Two tiles' room: one computed while the next is read into the other. */
+  private readonly slots: readonly [Float32Array, Float32Array];
   private readonly rows: Int32Array;
   private readonly ref: Float64Array;
   private readonly column: Float32Array;
@@ -46,7 +47,7 @@ export class GroupMedianKernel {
       throw new RangeError(`a group of ${largestGroup} slices; the kernel sorts ${MEDIAN_KERNEL_GROUP_LIMIT} at most`);
     const pairs = oddEvenMergeSort(largestGroup).length;
     const { arena, placed } = KernelArena.create(kernelModule("groupMedian", WASM_BASE64), (space) => ({
-      values: space.allocate(Float32Array, values),
+      slots: [space.allocate(Float32Array, values), space.allocate(Float32Array, values)] as const,
       rows: space.allocate(Int32Array, largestGroup),
       ref: space.allocate(Float64Array, pixels),
       column: space.allocate(Float32Array, 4 * largestGroup),
@@ -54,7 +55,12 @@ export class GroupMedianKernel {
       every: space.allocate(Uint32Array, pairs),
     }));
     this.arena = arena;
-    ({ values: this.values, rows: this.rows, ref: this.ref, column: this.column, complete: this.complete, every: this.every } = placed);
+    ({ slots: this.slots, rows: this.rows, ref: this.ref, column: this.column, complete: this.complete, every: this.every } = placed);
+  }
+
+  /** Slot `slot`'s room for a float32 tile of `length` values, to read the tile into (see anomalies). */
+  tileArray(slot: 0 | 1, length: number): Float32Array | undefined {
+    return length <= this.slots[slot].length ? this.slots[slot].subarray(0, length) : undefined;
   }
 
   /**
@@ -62,9 +68,11 @@ export class GroupMedianKernel {
    * (anomaly.ts's numbering) against each group's median: group g's slices are
    * members[start[g] .. start[g + 1]). NaN where x is `nodata`, the median is missing (no
    * valid value, or one missing and `ignoreNoData` false) or the anomaly is beyond ±limit.
-   * The result lies in the kernel's memory until the next tile.
+   * Computed in slot `slot`, where the tile is when it was read into tileArray(slot), else
+   * copied there; the result lies there until that slot's next tile.
    */
   anomalies(
+    slot: 0 | 1,
     tile: TypedArray,
     pixels: number,
     members: Int32Array,
@@ -74,10 +82,11 @@ export class GroupMedianKernel {
     ignoreNoData: boolean,
     limit: number,
   ): Float32Array {
-    if (tile.length > this.values.length || pixels > this.ref.length)
-      throw new RangeError(`a tile of ${tile.length} values; the kernel holds ${this.values.length}`);
-    const values = this.values.subarray(0, tile.length);
-    values.set(tile);
+    const room = this.slots[slot];
+    if (tile.length > room.length || pixels > this.ref.length)
+      throw new RangeError(`a tile of ${tile.length} values; the kernel holds ${room.length}`);
+    const values = room.subarray(0, tile.length);
+    if (tile.buffer !== values.buffer || tile.byteOffset !== values.byteOffset) values.set(tile);
     // A nodata value float32 cannot hold equals no value of the tile.
     const nodataF32 = Math.fround(nodata) === nodata ? nodata : NaN;
     const e = this.arena.exports;

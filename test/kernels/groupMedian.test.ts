@@ -3,7 +3,7 @@
  * against medians taken in the test by sorting each pixel's valid values (random tiles with
  * NaN, nodata and ties; 7 pixels, so the last four-pixel step is partial; groups of uneven
  * size; with and without ignoreNoData), the anomaly then computed in the test from its
- * definition in SPEC §7.
+ * definition in SPEC §7; a tile read into one of its two slots is computed there.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -45,7 +45,7 @@ describe("median anomaly kernel", () => {
     const kernel = new GroupMedianKernel(tile.length, 5, 3);
     // Group 0's medians: 2, 5, 9, 2 (nd and NaN left out), 7.
     // Group 1's: 20 (of 10, 30), 30 (of 20, 40), none (NaN, NaN), 5 (of 4, 6), 0 (nd left out).
-    const got = kernel.anomalies(tile, 5, m, start, DIFFERENCE, nd, true, F32_MAX);
+    const got = kernel.anomalies(0, tile, 5, m, start, DIFFERENCE, nd, true, F32_MAX);
     assert.deepEqual(
       Array.from(got),
       [
@@ -57,7 +57,7 @@ describe("median anomaly kernel", () => {
       ].flat(),
     );
     // Without ignoreNoData a missing value voids its group's median at that pixel.
-    const strict = kernel.anomalies(tile, 5, m, start, DIFFERENCE, nd, false, F32_MAX);
+    const strict = kernel.anomalies(0, tile, 5, m, start, DIFFERENCE, nd, false, F32_MAX);
     assert.deepEqual(
       Array.from(strict),
       [
@@ -97,15 +97,29 @@ describe("median anomaly kernel", () => {
           for (const t of slices) want[t * P + p] = anomaly(kind, tile[t * P + p], median, nd);
         }
       }
-      assert.deepEqual(Array.from(kernel.anomalies(tile, P, m, start, kind, nd, ignore, F32_MAX)), Array.from(want), `method ${kind}`);
+      assert.deepEqual(Array.from(kernel.anomalies(1, tile, P, m, start, kind, nd, ignore, F32_MAX)), Array.from(want), `method ${kind}`);
     }
   });
 
   it("takes int16 tiles and a nodata value float32 cannot hold", () => {
     const kernel = new GroupMedianKernel(6, 2, 3);
     const { members: m, start } = members([0, 0, 0]);
-    const got = kernel.anomalies(Int16Array.of(1, 4, 2, 8, 3, 6), 2, m, start, DIFFERENCE, 0.1, true, F32_MAX);
+    const got = kernel.anomalies(0, Int16Array.of(1, 4, 2, 8, 3, 6), 2, m, start, DIFFERENCE, 0.1, true, F32_MAX);
     assert.deepEqual(Array.from(got), [-1, -2, 0, 2, 1, 0]);
+  });
+
+  it("computes a tile read into its slot in place, the other slot's tile left as it is", () => {
+    const kernel = new GroupMedianKernel(6, 2, 3);
+    const { members: m, start } = members([0, 0, 0]);
+    const waiting = kernel.tileArray(0, 6)!;
+    waiting.set([9, 9, 9, 9, 9, 9]);
+    const read = kernel.tileArray(1, 6)!;
+    read.set([1, 4, 2, 8, 3, 6]);
+    const got = kernel.anomalies(1, read, 2, m, start, DIFFERENCE, NaN, true, F32_MAX);
+    assert.ok(got.buffer === read.buffer && got.byteOffset === read.byteOffset, "in the slot it was read into");
+    assert.deepEqual(Array.from(got), [-1, -2, 0, 2, 1, 0]);
+    assert.deepEqual(Array.from(waiting), [9, 9, 9, 9, 9, 9]);
+    assert.equal(kernel.tileArray(0, 7), undefined);
   });
 
   it("says which tiles it takes", () => {
