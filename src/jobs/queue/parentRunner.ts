@@ -37,8 +37,11 @@ import {
 } from "./queues.js";
 import type { StopWatch } from "./stopWatch.js";
 
-/** How often a parent looks at its shards. */
-const SHARD_POLL_MS = 200;
+/**
+ * How often a parent looks at its shards: a pass ends, on average, half of this after its
+ * last shard (two Redis reads a shard each time).
+ */
+const SHARD_POLL_MS = 50;
 /** How long a stopped parent thread may take before it is terminated (its shards stop first). */
 const CANCEL_GRACE_MS = 15_000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
