@@ -172,7 +172,7 @@ export function anomalyTile(values: TypedArray, options: AnomalyTileOptions): Fl
 }
 
 /** Each group's slices, contiguous: group g's are members[start[g] .. start[g + 1]). */
-export interface GroupMembers {
+interface GroupMembers {
   readonly members: Int32Array;
   readonly start: Int32Array;
   /** The most slices of a group. */
@@ -184,7 +184,7 @@ export interface GroupMembers {
  * @example
  * groupMembers(Int32Array.of(0, 1, 0)); // members [0, 2, 1], start [0, 2, 3], largest 2
  */
-export function groupMembers(groups: Int32Array): GroupMembers {
+function groupMembers(groups: Int32Array): GroupMembers {
   const T = groups.length;
   let G = 0;
   for (let t = 0; t < T; t++) {
@@ -489,6 +489,7 @@ export async function computeAnomaly(
       if (why) throw new RangeError(`the reference variable ${name} does not match the input: ${why}`);
     }
     const groups = groupKeys(timeDimension(v).values, external ? "ALL" : (plan.calculationInterval as GroupInterval));
+    const members = groupMembers(groups);
     const tiles = windowTiles(plan.window, anomalyTileEdge(v, plan));
     const others = v.dimensions.filter((d) => d.name !== STD_TIME);
     const sizes = others.map((d) => d.values.length);
@@ -500,14 +501,13 @@ export async function computeAnomaly(
       const dims = v.dimensions.map(rangeOf);
       const refDims = ref?.dimensions.map(rangeOf);
       for (const tile of tiles) {
-        if (ownsStep(step++, options.share)) steps.push({ v, ref, groups, dims, refDims, tile });
+        if (ownsStep(step++, options.share)) steps.push({ v, ref, groups, members, dims, refDims, tile });
       }
     }
   }
 
   const accumulators = new Map(plan.variables.map((name) => [name, statisticsAccumulator()]));
-  const membersOf = memoized(groupMembers);
-  const kernel = KIND[plan.method].median ? medianKernelFor(steps, membersOf) : undefined;
+  const kernel = KIND[plan.method].median ? medianKernelFor(steps) : undefined;
   // Read one tile ahead: the next tile's file reads overlap this tile's computing and writing.
   // With the kernel, step i's float32 tile is read into its slot i % 2, where it is computed.
   const read = (i: number) => {
@@ -525,20 +525,19 @@ export async function computeAnomaly(
   let next = steps.length > 0 ? read(0) : undefined;
   for (let i = 0; i < steps.length; i++) {
     signal?.throwIfAborted();
-    const { v, groups, dims, tile } = steps[i];
+    const { v, groups, members, dims, tile } = steps[i];
     const [slab, reference] = await next!;
     signal?.throwIfAborted();
     next = i + 1 < steps.length ? read(i + 1) : undefined;
     let out: Float32Array | Float64Array;
     if (kernel) {
-      const { members, start } = membersOf(groups);
       const { kind } = KIND[plan.method];
       const inKernel = kernel.anomalies(
         slotOf(i),
         slab.data,
         tile.width * tile.height,
-        members,
-        start,
+        members.members,
+        members.start,
         kind,
         v.nodata ?? NaN,
         plan.ignoreNoData,
@@ -569,12 +568,12 @@ export async function computeAnomaly(
  * The SIMD median kernel sized for the steps' tiles, when it takes every one: no reference,
  * values it takes, groups it sorts. Otherwise anomalyTile's quickselect does them all.
  */
-function medianKernelFor(steps: readonly Step[], membersOf: (groups: Int32Array) => GroupMembers): GroupMedianKernel | undefined {
+function medianKernelFor(steps: readonly Step[]): GroupMedianKernel | undefined {
   let values = 0;
   let pixels = 0;
   let largest = 0;
   for (const s of steps) {
-    const group = membersOf(s.groups).largest;
+    const group = s.members.largest;
     if (s.ref || !medianKernelTakes(s.v.pixelType, group)) return undefined;
     const P = s.tile.width * s.tile.height;
     values = Math.max(values, P * s.groups.length);
@@ -587,20 +586,12 @@ function medianKernelFor(steps: readonly Step[], membersOf: (groups: Int32Array)
 /** The kernel's slot of step i's tile. */
 const slotOf = (i: number): 0 | 1 => (i % 2 === 0 ? 0 : 1);
 
-/** f, computed once per argument. */
-function memoized<K extends object, V>(f: (key: K) => V): (key: K) => V {
-  const done = new WeakMap<K, V>();
-  return (key) => {
-    if (!done.has(key)) done.set(key, f(key));
-    return done.get(key)!;
-  };
-}
-
 /** One tile of one variable at one combination of its other dimensions. */
 interface Step {
   readonly v: Variable;
   readonly ref: Variable | undefined;
   readonly groups: Int32Array;
+  readonly members: GroupMembers;
   /** Index ranges over the variable's (and the reference's) dimensions: whole time, one index of the others. */
   readonly dims: readonly (readonly [number, number])[];
   readonly refDims: readonly (readonly [number, number])[] | undefined;

@@ -11,7 +11,7 @@ import { WASM_BASE64 } from "./groupMedian.wasm.js";
 import { oddEvenMergeSort } from "./sortingNetwork.js";
 
 /** The largest group a kernel sorts (its network ~35 comparators a value; a column of 64 KB). */
-export const MEDIAN_KERNEL_GROUP_LIMIT = 4096;
+const MEDIAN_KERNEL_GROUP_LIMIT = 4096;
 
 /** The pixel types whose every value float32 holds exactly. */
 const EXACT_IN_F32: ReadonlySet<PixelType> = new Set<PixelType>(["F32", "S8", "U8", "S16", "U16"]);
