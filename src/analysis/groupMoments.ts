@@ -134,7 +134,7 @@ export class GroupMoments {
  * two shares' sums of a daily cube's 12 months take 7 MB, not 84.
  * @example
  * const one = new GroupMoments({ ...shape, groups: 1 });
- * groupViewOffsets(shape, g).forEach((at, i) => file.readAt(bytesOf(one.views()[i]), at));
+ * groupViewOffsets(shape, g).forEach((at, i) => file.readAt(one.views()[i], at));
  */
 export function groupViewOffsets(shape: GroupMomentsShape, g: number): number[] {
   const { groups, pixels, withSd } = shape;

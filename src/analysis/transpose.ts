@@ -32,8 +32,8 @@ export interface TileScratch {
     name: string,
     access: "read" | "write",
   ): Promise<{
-    writeAt(bytes: Uint8Array, position: number): Promise<void>;
-    readAt(into: Uint8Array, position: number): Promise<void>;
+    writeAt(array: ArrayBufferView, position: number): Promise<void>;
+    readAt(into: ArrayBufferView, position: number): Promise<void>;
     close(): Promise<void>;
   }>;
 }
@@ -167,7 +167,7 @@ function transposedVariable(v: Variable, index: number, layout: TransposeLayout,
               // stored as the slab lays it out: read straight into it.
               const whole = out.length === (t1 - t0) * th * tw && tx === want.x && ty === want.y && tw === want.width && th === want.height;
               const stored = whole ? out : new Values((t1 - t0) * th * tw);
-              await file.readAt(bytesOf(stored), (starts[tr * across + tc] + t0 * th * tw) * stored.BYTES_PER_ELEMENT);
+              await file.readAt(stored, (starts[tr * across + tc] + t0 * th * tw) * stored.BYTES_PER_ELEMENT);
               if (!whole) copyOverlap(stored, { x: tx, y: ty, width: tw, height: th }, out, want, base, steps[t], t1 - t0);
             }
           }
@@ -218,5 +218,3 @@ function unitName(index: number, v: Variable, dims: readonly IndexRange[]): stri
   const others = dims.filter((_, i) => v.dimensions[i].name !== STD_TIME).map(([a]) => a);
   return `x${index}-${others.join("_")}`;
 }
-
-const bytesOf = (a: TypedArray) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);

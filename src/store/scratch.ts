@@ -21,10 +21,10 @@ export interface Scratch {
   remove(): Promise<void>;
 }
 
-/** A scratch file held open: one open and close for all of a pass's writes to it, not one each. */
+/** A scratch file held open: one open and close for all of a pass's writes to it, not one each. Arrays are read and written as their bytes, in place. */
 export interface ScratchFile {
-  writeAt(bytes: Uint8Array, position: number): Promise<void>;
-  readAt(into: Uint8Array, position: number): Promise<void>;
+  writeAt(array: ArrayBufferView, position: number): Promise<void>;
+  readAt(into: ArrayBufferView, position: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -88,8 +88,8 @@ export function scratchIn(datasetPath: string): Scratch {
 
 function opened(name: string, file: FileHandle): ScratchFile {
   return {
-    writeAt: (bytes, position) => writeWhole(file, bytes, position),
-    readAt: (into, position) => readWhole(file, into, position, name),
+    writeAt: (array, position) => writeWhole(file, bytesOf(array), position),
+    readAt: (into, position) => readWhole(file, bytesOf(into), position, name),
     close: () => file.close(),
   };
 }

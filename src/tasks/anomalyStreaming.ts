@@ -168,8 +168,7 @@ export function anomalyWalk(
           reference = await scratch.openAt(`u${u}-ref`, "write");
           for (let g = 0; g < shape.groups; g++) {
             const offsets = groupViewOffsets(shape, g);
-            const read = (from: ScratchFile, into: GroupMoments) =>
-              Promise.all(into.views().map((a, i) => from.readAt(bytesOf(a), offsets[i])));
+            const read = (from: ScratchFile, into: GroupMoments) => Promise.all(into.views().map((a, i) => from.readAt(a, offsets[i])));
             await read(parts[0], sums);
             for (let s = 1; s < shares; s++) {
               await read(parts[s], other);
@@ -177,8 +176,8 @@ export function anomalyWalk(
             }
             const { mean, sd } = sums.finish(plan.ignoreNoData);
             const at = referenceOffsets(shape, g);
-            await reference.writeAt(bytesOf(mean), at.mean);
-            if (sd) await reference.writeAt(bytesOf(sd), at.sd);
+            await reference.writeAt(mean, at.mean);
+            if (sd) await reference.writeAt(sd, at.sd);
           }
         } finally {
           await Promise.all([...parts, ...(reference ? [reference] : [])].map((f) => f.close()));
@@ -192,8 +191,6 @@ function momentsShape(cube: Cube, plan: AnomalyStreamPlan, unit: StreamUnit) {
   const v = variableNamed(cube, unit.variable);
   return { groups: groupCount(v, plan), pixels: unit.band.width * unit.band.height, withSd: plan.method === "Z_SCORE" };
 }
-
-const bytesOf = (a: ArrayBufferView): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
 /** Where group `g`'s µ and s lie in a unit's merged reference (`u<u>-ref`): µ of every group, [g][p], then s of every group (float64). */
 function referenceOffsets({ groups, pixels }: { groups: number; pixels: number }, g: number): { mean: number; sd: number } {
@@ -210,8 +207,8 @@ function referenceSource(scratch: Scratch, u: number, unit: StreamUnit, cube: Cu
       const file = await scratch.openAt(`u${u}-ref`, "read");
       try {
         const at = referenceOffsets({ groups, pixels }, group);
-        await file.readAt(bytesOf(mean), at.mean);
-        if (sd) await file.readAt(bytesOf(sd), at.sd);
+        await file.readAt(mean, at.mean);
+        if (sd) await file.readAt(sd, at.sd);
       } finally {
         await file.close();
       }
