@@ -1,18 +1,19 @@
 /**
  * The engine against CDO (issue 11) on the same daily NetCDF-4 cube (one time step per
- * chunk, zlib 1 + shuffle), as users run them: `strata run ... --threads N` (process start
- * included) against the cdo command, alternating, medians of 3, each run's peak memory
- * (GNU time). Rows:
+ * chunk, zlib 1 + shuffle), as users run them: `strata run ...` with its default threads (the
+ * machine's cores; process start included) against the cdo command, alternating, medians of
+ * 3, each run's peak memory and CPU time (GNU time). Rows:
  * - the anomaly DIFFERENCE_FROM_MEAN RECURRING_MONTHLY against `cdo ymonsub x -ymonmean x`,
  *   both writing raw values (Strata with context.compression NONE), and with compressed
  *   output (Strata's default zstd against `cdo -z zip_1`);
  * - the LINEAR trend (with RMSE) against `cdo trend`;
  * - DIFFERENCE_FROM_MEDIAN against the mean anomaly, MANN-KENDALL (one run) against LINEAR
  *   (CDO has neither: the bar is Strata's own streaming rows);
- * - the mean anomaly on 2 threads against 1 (streamed: bound by memory), and MANN-KENDALL
- *   (one run each; compute-bound) likewise;
- * - the mean anomaly as a job through the REST API (a `strata serve` process, submit to
- *   Succeeded) against `strata run`, three of each alternating;
+ * - the mean anomaly with `--threads 2` against `--threads 1` (a job's threads are the cores it
+ *   keeps busy: on one, its chunks are encoded and written on its own thread), and
+ *   MANN-KENDALL (one run each) likewise;
+ * - the mean anomaly as a job through the REST API (a `strata serve` process with its default
+ *   threads, submit to Succeeded) against `strata run`, three of each alternating;
  * - each Strata row's peak memory above rest (a `strata run --help` process), and on a cube
  *   four times longer (`--long`, one run) against this one.
  * Installs Debian's cdo, netcdf-bin and time when missing; builds the CLI first.
@@ -32,6 +33,8 @@ const STRATA = new URL("../bin/strata.js", import.meta.url).pathname;
 interface Measured {
   seconds: number;
   peakMB: number;
+  /** User and system CPU time (s). */
+  cpuSeconds: number;
 }
 
 const ANOMALY = ["run", "Anomaly", "--calculationInterval", "RECURRING_MONTHLY"];
@@ -48,9 +51,11 @@ export async function benchCdo(out: string, times: number, options: { long?: boo
   const nc4 = await cube(out, times);
   const gb = (await stat(nc4)).size / 1e9;
   const target = join(out, "strata_out.zarr");
-  const strata = async (args: string[], input = nc4, threads = 1) => {
+  /** A `strata run`, on `threads` threads or, absent, its default (the machine's cores). */
+  const strata = async (args: string[], input = nc4, threads?: number) => {
     await rm(target, { recursive: true, force: true });
-    const m = await timed(process.execPath, [STRATA, ...args, "--input", input, "--output", target, "--threads", String(threads)]);
+    const threadArgs = threads === undefined ? [] : ["--threads", String(threads)];
+    const m = await timed(process.execPath, [STRATA, ...args, "--input", input, "--output", target, ...threadArgs]);
     await rm(target, { recursive: true, force: true });
     return m;
   };
@@ -72,6 +77,8 @@ export async function benchCdo(out: string, times: number, options: { long?: boo
   const row = (what: string, a: Measured, b: Measured) => add([`${what} (s)`, f1(a.seconds), f1(b.seconds), f2(a.seconds / b.seconds)]);
   const memory = (what: string, m: Measured) =>
     add([`  ${what}: peak MB above rest (${rest.toFixed(0)} MB)`, (m.peakMB - rest).toFixed(0), "", ""]);
+  const cpu = (a: Measured, b: Measured) =>
+    add(["  same, CPU time, user + system (s)", f1(a.cpuSeconds), f1(b.cpuSeconds), f2(a.cpuSeconds / b.cpuSeconds)]);
   const anomalyOut = join(out, "cdo_anomaly.nc");
   console.log(`cube: ${times} days x 360 x 720, NetCDF-4 ${gb.toFixed(2)} GB; Strata rests at ${rest.toFixed(0)} MB`);
 
@@ -83,7 +90,9 @@ export async function benchCdo(out: string, times: number, options: { long?: boo
   );
   row(`anomaly DIFFERENCE_FROM_MEAN RECURRING_MONTHLY, output raw, vs cdo ymonsub x -ymonmean x, ${times} days`, raw, ymonsub);
   add(["  same, peak memory (MB)", raw.peakMB.toFixed(0), ymonsub.peakMB.toFixed(0), f2(raw.peakMB / ymonsub.peakMB)]);
+  cpu(raw, ymonsub);
   row("  same, output zstd (Strata's default), vs cdo -z zip_1", mean, zipped);
+  cpu(mean, zipped);
   // Alternating with `strata run`s of its own, so both meet the machine in the same state.
   const { job, local } = await asJobs(nc4, () => strata([...ANOMALY, "--method", "DIFFERENCE_FROM_MEAN"]));
   add([
@@ -99,6 +108,7 @@ export async function benchCdo(out: string, times: number, options: { long?: boo
   );
   row("LINEAR trend with RMSE vs cdo trend", linear, cdoTrend);
   add(["  same, peak memory (MB)", linear.peakMB.toFixed(0), cdoTrend.peakMB.toFixed(0), f2(linear.peakMB / cdoTrend.peakMB)]);
+  cpu(linear, cdoTrend);
   const [medianAnomaly] = await medians(() => strata([...ANOMALY, "--method", "DIFFERENCE_FROM_MEDIAN"]));
   row("anomaly DIFFERENCE_FROM_MEDIAN vs DIFFERENCE_FROM_MEAN", medianAnomaly, mean);
   memory("median anomaly", medianAnomaly);
@@ -107,13 +117,19 @@ export async function benchCdo(out: string, times: number, options: { long?: boo
     const kendall = await strata([...TREND, "--trendLineType", "MANN-KENDALL"]);
     row("MANN-KENDALL trend vs LINEAR", kendall, linear);
     memory("Mann-Kendall", kendall);
-    // Compute-bound where the streamed passes are bound by memory: what a second core gives.
+    // What a second core gives.
+    const kendallOne = await strata([...TREND, "--trendLineType", "MANN-KENDALL"], nc4, 1);
     const kendallTwo = await strata([...TREND, "--trendLineType", "MANN-KENDALL"], nc4, 2);
-    row("MANN-KENDALL trend on 2 threads vs 1", kendallTwo, kendall);
+    row("MANN-KENDALL trend on 2 threads vs 1", kendallTwo, kendallOne);
+    memory("Mann-Kendall on 1 thread", kendallOne);
     memory("Mann-Kendall on 2 threads", kendallTwo);
   }
-  const [two] = await medians(() => strata([...ANOMALY, "--method", "DIFFERENCE_FROM_MEAN"], nc4, 2));
-  row("mean anomaly on 2 threads vs 1", two, mean);
+  const [two, one] = await medians(
+    () => strata([...ANOMALY, "--method", "DIFFERENCE_FROM_MEAN"], nc4, 2),
+    () => strata([...ANOMALY, "--method", "DIFFERENCE_FROM_MEAN"], nc4, 1),
+  );
+  row("mean anomaly on 2 threads vs 1", two, one);
+  memory("mean anomaly on 1 thread", one);
   memory("mean anomaly on 2 threads", two);
   memory("mean anomaly", mean);
   memory("mean anomaly, output raw", raw);
@@ -142,22 +158,24 @@ async function cube(out: string, times: number): Promise<string> {
   return nc4;
 }
 
-/** A command's wall time and peak resident memory (GNU time's %M). */
+/** A command's wall time, peak resident memory and CPU time (GNU time's %M, %U and %S). */
 async function timed(command: string, args: string[]): Promise<Measured> {
   const t0 = performance.now();
-  const { stderr } = await run("/usr/bin/time", ["-f", "%M", command, ...args], { maxBuffer: 16 << 20 });
+  const { stderr } = await run("/usr/bin/time", ["-f", "%M %U %S", command, ...args], { maxBuffer: 16 << 20 });
   const seconds = (performance.now() - t0) / 1000;
-  return { seconds, peakMB: Number(stderr.trim().split("\n").pop()) / 1024 };
+  const [kb, user, system] = stderr.trim().split("\n").pop()!.split(" ").map(Number);
+  return { seconds, peakMB: kb / 1024, cpuSeconds: user + system };
 }
 
 /**
- * The mean anomaly as jobs of one `strata serve` process on one thread, each timed from
+ * The mean anomaly as jobs of one `strata serve` process (its default threads per job, as
+ * `local` runs), each timed from
  * submit to Succeeded (polled every 50 ms) and run after one of `local`'s runs: medians of 3
  * of each, with the server's peak memory sampled during its jobs (their median).
  */
 async function asJobs(nc4: string, local: () => Promise<Measured>): Promise<{ job: Measured & { restMB: number }; local: Measured }> {
   const dataDir = await mkdtemp(join(dirname(nc4), "server-"));
-  const server = await startServerProcess(dataDir, ["--store", `fileShare:bench=${dirname(nc4)}`, "--job-threads", "1", "--no-samples"]);
+  const server = await startServerProcess(dataDir, ["--store", `fileShare:bench=${dirname(nc4)}`, "--no-samples"]);
   try {
     const password = (await readFile(join(dataDir, "initial-admin-password"), "utf8")).trim();
     const form = (o: Record<string, string>) => ({ method: "POST", body: new URLSearchParams(o) });
@@ -181,7 +199,6 @@ async function asJobs(nc4: string, local: () => Promise<Measured>): Promise<{ jo
               method: "DIFFERENCE_FROM_MEAN",
               calculationInterval: "RECURRING_MONTHLY",
               outputName: JSON.stringify({ serviceProperties: { name: `bench_${Date.now()}_${k}` } }),
-              context: JSON.stringify({ parallelProcessingFactor: 1 }),
             }),
           )
         ).json();
@@ -193,7 +210,7 @@ async function asJobs(nc4: string, local: () => Promise<Measured>): Promise<{ jo
             throw new Error(`job ended ${status.jobStatus}: ${JSON.stringify(status.messages)}`);
           await new Promise((r) => setTimeout(r, 50));
         }
-        return { seconds: (performance.now() - t0) / 1000, peakMB: peak };
+        return { seconds: (performance.now() - t0) / 1000, peakMB: peak, cpuSeconds: NaN };
       } finally {
         clearInterval(sampler);
       }
@@ -213,7 +230,11 @@ async function asJobs(nc4: string, local: () => Promise<Measured>): Promise<{ jo
 
 /** The median of runs' times and, apart, of their peaks. */
 function medianOf(runs: Measured[]): Measured {
-  return { seconds: median(runs.map((m) => m.seconds)), peakMB: median(runs.map((m) => m.peakMB)) };
+  return {
+    seconds: median(runs.map((m) => m.seconds)),
+    peakMB: median(runs.map((m) => m.peakMB)),
+    cpuSeconds: median(runs.map((m) => m.cpuSeconds)),
+  };
 }
 
 async function ensureDebianTools(): Promise<void> {

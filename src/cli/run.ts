@@ -41,8 +41,10 @@ it; the output must not exist, and a failed or interrupted run leaves nothing be
 Options:
   --input       the input raster: a file, a Zarr directory, an http(s) Zarr URL or a data-store URI
   --output      the Zarr store to create
-  --threads N   threads to share the work over (default: the machine's ${availableParallelism()}, a pass
-                streaming the input taking one per two cores: it keeps about two busy)
+  --threads N   the cores the run keeps busy (default: the machine's ${availableParallelism()}): passes that
+                stream the input take one thread per two (each keeps about two busy,
+                reading and inflating, encoding and writing on helper threads); with 1,
+                everything runs on one thread
   --store SPEC  register a data store (fileShare:<name>=<dir>, cloudStore:<name>=<dir|url>)`,
 
   async run(args, out) {
@@ -51,7 +53,8 @@ Options:
     const task = findTask(name);
     const { input, output, threads, stores, params } = readArguments(rest, task);
     if (await stat(output).catch(() => undefined)) throw new InvalidInputError(`${output} already exists; choose a new output path`);
-    chunkEncoder(); // its thread starts while the input is opened and read, not before the first chunk is written
+    // Its thread starts while the input is opened and read, not before the first chunk is written (a run of one thread has none).
+    if ((threads ?? availableParallelism()) > 1) chunkEncoder();
 
     const env = localEnv(stores);
     const parsed = await task.parse(
@@ -75,8 +78,7 @@ Options:
         message: (type, text) => progress.message(type === "esriJobMessageTypeWarning" ? `warning: ${text}` : text),
         report: () => {},
         threads: threads ?? availableParallelism(),
-        // A count given is taken as it is; the default lets the walk plan its streamed passes by the cores.
-        cores: threads === undefined ? availableParallelism() : undefined,
+        cores: availableParallelism(),
         fanOut: (count, payload, [from, to] = [0, 100]) =>
           fanOut(count, payload as never, {
             workerModule: WORKER_MODULE,

@@ -115,31 +115,12 @@ function startEncoder(): ChunkEncoder {
     await new Promise((resolve) => setImmediate(resolve));
     return full(bytes);
   };
-  /** The buffer a chunk compressed on this thread is filled in (filled and compressed with no wait between). */
-  let own: ArrayBuffer | undefined;
+  const here = encoderOnThisThread();
 
   return {
-    async put(path, bytes, fill, { level, summarize, at }) {
-      if (await behind(bytes)) {
-        if (level !== null) await loadZstd();
-        const summarizeOwn = summarize && (await chunkSummary(summarize));
-        // Filled, summarized and compressed with no wait between: `own` serves every chunk.
-        if (!own || own.byteLength < bytes) own = new ArrayBuffer(bytes);
-        fill(own);
-        let summary: Promise<unknown> | undefined;
-        try {
-          summary = summarizeOwn && Promise.resolve(summarizeOwn(own, bytes));
-        } catch (e) {
-          summary = Promise.reject(e as Error);
-        }
-        try {
-          const chunk = new Uint8Array(own, 0, bytes);
-          writeChunkFile(path, level === null ? chunk : zstdFrame(chunk, level), at);
-          return { written: Promise.resolve(), summary };
-        } catch (e) {
-          return { written: Promise.reject(chunkWriteFailure(writeErrorCode(e))), summary };
-        }
-      }
+    async put(path, bytes, fill, how) {
+      if (await behind(bytes)) return here.put(path, bytes, fill, how);
+      const { level, summarize, at } = how;
       while (full(bytes)) await new Promise<void>((resolve) => waiting.push(resolve));
       inHand++;
       bytesInHand += bytes;
@@ -163,4 +144,35 @@ function startEncoder(): ChunkEncoder {
 interface Settle<T> {
   resolve(value: T): void;
   reject(e: Error): void;
+}
+
+/**
+ * An encoder that compresses, summarizes and writes each chunk on the calling thread, before
+ * put resolves: what the thread encoder does when it is behind, and all a job of one thread
+ * uses, so that it keeps to the one core it was given (tasks/common.ts).
+ */
+export function encoderOnThisThread(): ChunkEncoder {
+  /** The buffer chunks are filled in (filled and compressed with no wait between: one serves every chunk). */
+  let own: ArrayBuffer | undefined;
+  return {
+    async put(path, bytes, fill, { level, summarize, at }) {
+      if (level !== null) await loadZstd();
+      const summarizeOwn = summarize && (await chunkSummary(summarize));
+      if (!own || own.byteLength < bytes) own = new ArrayBuffer(bytes);
+      fill(own);
+      let summary: Promise<unknown> | undefined;
+      try {
+        summary = summarizeOwn && Promise.resolve(summarizeOwn(own, bytes));
+      } catch (e) {
+        summary = Promise.reject(e as Error);
+      }
+      try {
+        const chunk = new Uint8Array(own, 0, bytes);
+        writeChunkFile(path, level === null ? chunk : zstdFrame(chunk, level), at);
+        return { written: Promise.resolve(), summary };
+      } catch (e) {
+        return { written: Promise.reject(chunkWriteFailure(writeErrorCode(e))), summary };
+      }
+    },
+  };
 }

@@ -16,7 +16,7 @@ import { combinationAt, combinationCount } from "../cube/combinations.js";
 import type { Slab, TypedArray } from "../cube/types.js";
 import { typedArrayFor } from "./raw.js";
 import { ZARR_NUMERIC_DTYPES } from "./zarrRead.js";
-import { chunkEncoder } from "./chunkEncoder.js";
+import { type ChunkEncoder, chunkEncoder } from "./chunkEncoder.js";
 import type { ChunkSummaries } from "../cube/chunkSummaries.js";
 
 /** Buffers per vectored read (Linux's IOV_MAX). */
@@ -67,12 +67,17 @@ interface ArrayMetadata {
  * A direct writer for the array at `arrayDir` when it is encoded as Strata writes (bytes
  * little-endian, then zstd or nothing) on a little-endian machine with v3's default chunk
  * keys or v2's (see chunkKeyOf); else undefined. Blocks kept (keep) go to `keptDir`, under
- * the same keys; without it nothing is kept.
+ * the same keys; without it nothing is kept. Chunks go through `encoder`: by default the
+ * thread's (chunkEncoder), which encodes them on a thread of its own.
  * @example
  * const direct = await openChunkWriter("/data/x.zarr/tas");
  * if (!(await direct?.tryWrite([0, 0, 0], slab))) await zarr.set(...);
  */
-export async function openChunkWriter(arrayDir: string, keptDir?: string): Promise<ChunkWriter | undefined> {
+export async function openChunkWriter(
+  arrayDir: string,
+  keptDir?: string,
+  encoder: ChunkEncoder = chunkEncoder(),
+): Promise<ChunkWriter | undefined> {
   const meta = JSON.parse(await readFile(join(arrayDir, "zarr.json"), "utf8")) as ArrayMetadata;
   const dtype = ZARR_NUMERIC_DTYPES[meta.data_type];
   const chunkKey = chunkKeyOf(meta.chunk_key_encoding);
@@ -97,7 +102,6 @@ export async function openChunkWriter(arrayDir: string, keptDir?: string): Promi
   const Chunk = empty.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => TypedArray;
   const values = combinationCount(chunk);
   const chunkBytes = values * empty.BYTES_PER_ELEMENT;
-  const encoder = chunkEncoder();
   const writes = new Set<Promise<void>>();
   let failure: Error | undefined;
   const isWhole = (start: readonly number[], count: readonly number[]) =>

@@ -24,6 +24,7 @@ import {
   variableAttributes,
 } from "./cfAttributes.js";
 import type { ChunkSummaries } from "../cube/chunkSummaries.js";
+import type { ChunkEncoder } from "./chunkEncoder.js";
 import { type ChunkWriter, openChunkWriter } from "./zarrChunks.js";
 import { type V3Node, writeV2Metadata } from "./zarrV2Metadata.js";
 import {
@@ -121,7 +122,16 @@ export interface ZarrWriter extends BlockWriter {
 export async function createZarrWriter(
   path: string,
   spec: CubeSpec,
-  { overviews = true, compression = "ZSTD" }: { overviews?: boolean; compression?: OutputCompression } = {},
+  {
+    overviews = true,
+    compression = "ZSTD",
+    encoder,
+  }: {
+    overviews?: boolean;
+    compression?: OutputCompression;
+    /** What encodes and writes the chunks (absent: the thread's chunkEncoder; encoderOnThisThread keeps a job on one thread). */
+    encoder?: ChunkEncoder;
+  } = {},
 ): Promise<ZarrWriter> {
   const codecs = CODECS[compression];
   await mkdir(path, { recursive: true });
@@ -175,13 +185,17 @@ export async function createZarrWriter(
       codecs,
     });
     arrays.set(v.name, arr);
-    direct.set(v.name, await openChunkWriter(join(path, arrayKey(v.name)), keptDir(path, v.name)));
+    direct.set(v.name, await openChunkWriter(join(path, arrayKey(v.name)), keptDir(path, v.name), encoder));
     created.push(arrayKey(v.name));
   }
 
   const levelWriters: (ZarrWriter & LevelWriter)[] = [];
   for (const level of levels) {
-    const writer = await createZarrWriter(join(path, level.path), levelSpec(spec, level, chunkShapes), { overviews: false, compression });
+    const writer = await createZarrWriter(join(path, level.path), levelSpec(spec, level, chunkShapes), {
+      overviews: false,
+      compression,
+      encoder,
+    });
     levelWriters.push(Object.assign(writer, { factor: level.factor, variables: new Set(level.variables) }));
   }
   const nodata = new Map(spec.variables.map((v) => [v.name, v.nodata] as const));

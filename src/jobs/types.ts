@@ -116,9 +116,9 @@ export interface TaskContext {
   /** The most threads this job may use at once (the server's threads per job). */
   readonly threads: number;
   /**
-   * The cores its streamed passes are planned by (OpenedInput.walk.streamed): the machine's,
-   * whose threads run its shards; undefined, every pass takes the threads it is given (shards
-   * in other processes, as the queue's workers run them, or a thread count the user chose).
+   * The machine's cores, whose threads run its shards: its streamed passes
+   * (OpenedInput.walk.streamed) take one thread per two of its own. Undefined, every pass
+   * takes the threads it is given (shards in other processes, as the queue's workers run them).
    */
   readonly cores?: number;
   /**

@@ -4,8 +4,10 @@
  * shares at once in disjoint byte ranges, hence the positional reads and writes). It lives
  * inside the job's pending dataset, so whatever removes an uncommitted dataset (abort, the
  * sweep at start) removes it too; `remove` drops it before the dataset is committed.
+ * Reads and writes go through libuv's pool, or, for a job of one thread, are made on the
+ * job's thread, which keeps it to the one core it was given (tasks/common.ts).
  */
-import { constants } from "node:fs";
+import { constants, readSync, writeSync } from "node:fs";
 import { type FileHandle, mkdir, open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 
@@ -35,7 +37,7 @@ const NAME = /^[A-Za-z0-9_.-]{1,100}$/;
  * const scratch = scratchIn(pending.path);
  * await scratch.writeArrays("u0-s1", sums.views());
  */
-export function scratchIn(datasetPath: string): Scratch {
+export function scratchIn(datasetPath: string, { onThisThread = false }: { onThisThread?: boolean } = {}): Scratch {
   const dir = join(datasetPath, "strata-scratch");
   const at = (name: string): string => {
     if (!NAME.test(name)) throw new RangeError(`scratch name ${JSON.stringify(name)} is not a plain file name`);
@@ -53,7 +55,7 @@ export function scratchIn(datasetPath: string): Scratch {
       await madeDir();
       const file = await open(at(name), "w", 0o600);
       try {
-        for (const a of arrays) await writeWhole(file, bytesOf(a), -1);
+        for (const a of arrays) await writeWhole(file, bytesOf(a), -1, onThisThread);
       } finally {
         await file.close();
       }
@@ -66,7 +68,7 @@ export function scratchIn(datasetPath: string): Scratch {
         if (size !== expected) throw new RangeError(`scratch ${name} holds ${size} bytes where ${expected} were expected`);
         let position = 0;
         for (const a of arrays) {
-          await readWhole(file, bytesOf(a), position, name);
+          await readWhole(file, bytesOf(a), position, name, onThisThread);
           position += a.byteLength;
         }
       } finally {
@@ -74,10 +76,10 @@ export function scratchIn(datasetPath: string): Scratch {
       }
     },
     async openAt(name, access) {
-      if (access === "read") return opened(name, await open(at(name), "r"));
+      if (access === "read") return opened(name, await open(at(name), "r"), onThisThread);
       await madeDir();
       // No O_TRUNC: other shares write other ranges of the same file meanwhile.
-      return opened(name, await open(at(name), constants.O_RDWR | constants.O_CREAT, 0o600));
+      return opened(name, await open(at(name), constants.O_RDWR | constants.O_CREAT, 0o600), onThisThread);
     },
     remove: () => {
       made = undefined;
@@ -86,10 +88,10 @@ export function scratchIn(datasetPath: string): Scratch {
   };
 }
 
-function opened(name: string, file: FileHandle): ScratchFile {
+function opened(name: string, file: FileHandle, onThisThread: boolean): ScratchFile {
   return {
-    writeAt: (array, position) => writeWhole(file, bytesOf(array), position),
-    readAt: (into, position) => readWhole(file, bytesOf(into), position, name),
+    writeAt: (array, position) => writeWhole(file, bytesOf(array), position, onThisThread),
+    readAt: (into, position) => readWhole(file, bytesOf(into), position, name, onThisThread),
     close: () => file.close(),
   };
 }
@@ -103,18 +105,21 @@ const bytesOf = (a: ArrayBufferView): Uint8Array => new Uint8Array(a.buffer, a.b
  */
 const WRITE_PIECE = 1024 * 1024;
 
-/** Write all of `bytes` at `position` (-1: where the file's position is). */
-async function writeWhole(file: FileHandle, bytes: Uint8Array, position: number): Promise<void> {
+/** Write all of `bytes` at `position` (-1: where the file's position is), on this thread or libuv's pool. */
+async function writeWhole(file: FileHandle, bytes: Uint8Array, position: number, onThisThread: boolean): Promise<void> {
   for (let done = 0; done < bytes.byteLength;) {
     const length = Math.min(WRITE_PIECE, bytes.byteLength - done);
-    const { bytesWritten } = await file.write(bytes, done, length, position < 0 ? null : position + done);
-    done += bytesWritten;
+    const at = position < 0 ? null : position + done;
+    done += onThisThread ? writeSync(file.fd, bytes, done, length, at) : (await file.write(bytes, done, length, at)).bytesWritten;
   }
 }
 
-async function readWhole(file: FileHandle, into: Uint8Array, position: number, name: string): Promise<void> {
+async function readWhole(file: FileHandle, into: Uint8Array, position: number, name: string, onThisThread: boolean): Promise<void> {
   for (let done = 0; done < into.byteLength;) {
-    const { bytesRead } = await file.read(into, done, into.byteLength - done, position + done);
+    const length = into.byteLength - done;
+    const bytesRead = onThisThread
+      ? readSync(file.fd, into, done, length, position + done)
+      : (await file.read(into, done, length, position + done)).bytesRead;
     if (bytesRead === 0) throw new RangeError(`scratch ${name} ends before byte ${position + into.byteLength}`);
     done += bytesRead;
   }

@@ -8,6 +8,7 @@ import type { Share } from "../analysis/share.js";
 import { type Statistics, mergeStatistics } from "../analysis/statistics.js";
 import type { BlockSink } from "../analysis/subset.js";
 import type { Cube } from "../cube/types.js";
+import { encoderOnThisThread } from "../io/chunkEncoder.js";
 import { type BlockWriter, type CubeSpec, type OutputCompression, TILE, createZarrWriter, openBlockWriter } from "../io/zarrWrite.js";
 import { openRasterStore } from "../store/rasterStore.js";
 import { type Scratch, scratchIn } from "../store/scratch.js";
@@ -141,17 +142,18 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
         const description = task.describe(options);
         return await runIntoDataset(ctx, description, async (path) => {
           const spec = input.spec();
-          const writer = await createZarrWriter(path, spec, { compression: options.compression });
           const threads = threadCount(options.parallelism, ctx.threads, input.walk?.shares ?? chunkCount(spec));
-          // A parallelProcessingFactor given is taken as it is; absent, streamed passes are planned by the cores.
-          const cores = options.parallelism ? undefined : ctx.cores;
-          const threadsFor = passThreads(input.walk, threads, cores);
+          // A job of one thread keeps to it: its chunks are encoded and its files written there, not on helper threads.
+          const alone = threads === 1;
+          const encoder = alone ? encoderOnThisThread() : undefined;
+          const writer = await createZarrWriter(path, spec, { compression: options.compression, encoder });
+          const threadsFor = passThreads(input.walk, threads, ctx.cores);
           if (input.walk) ctx.message("esriJobMessageTypeInformative", input.walk.note);
-          if (threads > 1) ctx.message("esriJobMessageTypeInformative", threadsNote(input.walk, threads, threadsFor, cores));
+          if (threads > 1) ctx.message("esriJobMessageTypeInformative", threadsNote(input.walk, threads, threadsFor));
           // Shard 0 runs on this thread: it uses this input rather than opening another.
           const takeBack = lendInput(task, inputKey(options, path), input);
           const stats = await drained(writer, () =>
-            walkPasses(input, path, threadsFor, {
+            walkPasses(input, scratchIn(path, { onThisThread: alone }), threadsFor, {
               alone: (walk) => flushed(writer, input.compute(writer, { ...walk, signal: ctx.signal })),
               shards: async (pass, span, threads) => {
                 // Shards report percentages only: the pass's message stays until the next.
@@ -229,7 +231,7 @@ export async function writeDataset(
   walk.signal?.throwIfAborted();
   const writer = await createZarrWriter(path, input.spec(), { compression });
   const stats = await drained(writer, () =>
-    walkPasses(input, path, () => 1, {
+    walkPasses(input, scratchIn(path), () => 1, {
       alone: (pass) => flushed(writer, input.compute(writer, { ...walk, ...pass })),
       shards: () => Promise.reject(new Error("one thread has no shards")),
       progress: (percentage) => walk.onProgress?.(percentage / 100),
@@ -260,12 +262,11 @@ interface PassRunner {
  */
 async function walkPasses(
   input: Pick<OpenedInput, "walk" | "merge" | "needed">,
-  path: string,
+  scratch: Scratch,
   threadsFor: (pass: number) => number,
   run: PassRunner,
 ): Promise<VariableStatistics> {
   const passes = input.walk?.passes ?? 1;
-  const scratch = scratchIn(path);
   try {
     let stats: VariableStatistics = new Map();
     for (let pass = 0; pass < passes; pass++) {
@@ -294,18 +295,22 @@ async function walkPasses(
  */
 const CORES_PER_STREAM = 2;
 
-/** The threads each pass runs on: `threads`, but one for the passes that run alone, and one per CORES_PER_STREAM cores for streamed ones when the threads share `cores`. */
+/**
+ * The threads each pass runs on: `threads`, but one for the passes that run alone, and for
+ * streamed ones one per CORES_PER_STREAM threads: a job's threads are the cores it keeps busy.
+ * Shards that run elsewhere (no `cores`) take every thread: each has its process's helpers.
+ */
 function passThreads(walk: OpenedInput["walk"], threads: number, cores: number | undefined): (pass: number) => number {
-  const streamThreads = cores === undefined ? threads : Math.max(1, Math.min(threads, Math.floor(cores / CORES_PER_STREAM)));
+  const streamThreads = cores === undefined ? threads : Math.max(1, Math.floor(threads / CORES_PER_STREAM));
   return (pass) => (walk?.alone?.includes(pass) ? 1 : walk?.streamed?.includes(pass) ? streamThreads : threads);
 }
 
 /** The job's message on its threads, saying which passes take fewer and why. */
-function threadsNote(walk: OpenedInput["walk"], threads: number, threadsFor: (pass: number) => number, cores: number | undefined): string {
+function threadsNote(walk: OpenedInput["walk"], threads: number, threadsFor: (pass: number) => number): string {
   const fewer = (walk?.streamed ?? []).filter((pass) => threadsFor(pass) < threads);
   if (fewer.length === 0) return `Working on ${threads} threads.`;
   const n = threadsFor(fewer[0]);
-  const why = `a pass streaming the input keeps about ${CORES_PER_STREAM} cores busy a thread (reading, inflating, writing), and this machine has ${cores}`;
+  const why = `a pass streaming the input keeps about ${CORES_PER_STREAM} cores busy a thread (reading and inflating; encoding and writing on helper threads)`;
   const passes = Array.from({ length: walk!.passes }, (_, pass) => pass);
   if (passes.every((pass) => threadsFor(pass) <= n)) return `Working on ${n} thread${n > 1 ? "s" : ""} of the ${threads} allowed: ${why}.`;
   return `Working on ${threads} threads, pass${fewer.length > 1 ? "es" : ""} ${fewer.map((pass) => pass + 1).join(" and ")} on ${n}: ${why}.`;

@@ -2,16 +2,17 @@
  * The chunk encoder (io/chunkEncoder.ts): chunks put faster than its thread encodes them go
  * partly to the caller's thread; either way each file holds its own chunk (raw or zstd), a
  * kept block's chunks land at their places in one file, and each chunk's summary is its own
- * chunk's, computed by whichever thread encoded it.
+ * chunk's, computed by whichever thread encoded it. The encoder a job of one thread uses
+ * (encoderOnThisThread) writes the same files, each before its put resolves.
  */
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import Zstd from "numcodecs/zstd";
 import { CHUNK_STATISTICS, type StatisticsPart } from "../../src/analysis/statistics.js";
-import { chunkEncoder } from "../../src/io/chunkEncoder.js";
+import { chunkEncoder, encoderOnThisThread } from "../../src/io/chunkEncoder.js";
 
 let dir = "";
 before(async () => {
@@ -23,35 +24,42 @@ const VALUES = 256 * 1024; // 1 MB chunks: zstd keeps the encoder's thread behin
 const chunkOf = (k: number) => Float32Array.from({ length: VALUES }, (_, i) => ((i * 7919 + k * 104729) % 1000) / 10 - k);
 
 describe("the chunk encoder", () => {
-  for (const level of [3, null]) {
-    it(`writes and summarizes each of many chunks put at once, on either thread (${level === null ? "raw" : `zstd ${level}`})`, async () => {
-      const encoder = chunkEncoder();
-      const puts = [];
-      for (let k = 0; k < 32; k++) {
-        const chunk = chunkOf(k);
-        const summarize = { summarizer: CHUNK_STATISTICS, type: "Float32Array", shape: [VALUES], extent: [VALUES] };
-        const put = await encoder.put(join(dir, `${level}`, `${k}`), chunk.byteLength, (b) => new Float32Array(b).set(chunk), {
-          level,
-          summarize,
-        });
-        puts.push(put);
-      }
-      await Promise.all(puts.map((p) => p.written));
-      const decoder = Zstd.fromConfig({ id: "zstd", level: 3 });
-      for (const [k, put] of puts.entries()) {
-        const bytes = await readFile(join(dir, `${level}`, `${k}`));
-        const raw = level === null ? bytes : await decoder.decode(bytes);
-        const values = new Float32Array(raw.buffer, raw.byteOffset, VALUES);
-        assert.deepEqual(values, chunkOf(k), `chunk ${k}`);
-        // Its count, extremes and mean from the chunk itself.
-        const summary = (await put.summary) as StatisticsPart;
-        let [min, max, sum] = [Infinity, -Infinity, 0];
-        for (const x of chunkOf(k)) [min, max, sum] = [Math.min(min, x), Math.max(max, x), sum + x];
-        assert.deepEqual([summary.count, summary.min, summary.max], [VALUES, min, max], `chunk ${k}'s summary`);
-        assert.ok(Math.abs(summary.mean - sum / VALUES) < 1e-9, `chunk ${k}'s mean`);
-      }
-    });
-  }
+  for (const [name, encoderOf] of [
+    ["on either thread", chunkEncoder],
+    ["on this thread alone", encoderOnThisThread],
+  ] as const)
+    for (const level of [3, null]) {
+      it(`writes and summarizes each of many chunks put at once, ${name} (${level === null ? "raw" : `zstd ${level}`})`, async () => {
+        const encoder = encoderOf();
+        const puts = [];
+        const at = join(dir, `${encoderOf.name}-${level}`);
+        for (let k = 0; k < 32; k++) {
+          const chunk = chunkOf(k);
+          const summarize = { summarizer: CHUNK_STATISTICS, type: "Float32Array", shape: [VALUES], extent: [VALUES] };
+          const put = await encoder.put(join(at, `${k}`), chunk.byteLength, (b) => new Float32Array(b).set(chunk), {
+            level,
+            summarize,
+          });
+          // On this thread alone the chunk is written before put resolves.
+          if (encoderOf === encoderOnThisThread) assert.equal((await stat(join(at, `${k}`))).isFile(), true, `chunk ${k} written`);
+          puts.push(put);
+        }
+        await Promise.all(puts.map((p) => p.written));
+        const decoder = Zstd.fromConfig({ id: "zstd", level: 3 });
+        for (const [k, put] of puts.entries()) {
+          const bytes = await readFile(join(at, `${k}`));
+          const raw = level === null ? bytes : await decoder.decode(bytes);
+          const values = new Float32Array(raw.buffer, raw.byteOffset, VALUES);
+          assert.deepEqual(values, chunkOf(k), `chunk ${k}`);
+          // Its count, extremes and mean from the chunk itself.
+          const summary = (await put.summary) as StatisticsPart;
+          let [min, max, sum] = [Infinity, -Infinity, 0];
+          for (const x of chunkOf(k)) [min, max, sum] = [Math.min(min, x), Math.max(max, x), sum + x];
+          assert.deepEqual([summary.count, summary.min, summary.max], [VALUES, min, max], `chunk ${k}'s summary`);
+          assert.ok(Math.abs(summary.mean - sum / VALUES) < 1e-9, `chunk ${k}'s mean`);
+        }
+      });
+    }
 
   it("writes chunks of several megabytes (a raw chunk of a whole run), one larger than all it may hold in hand", async () => {
     const encoder = chunkEncoder();
