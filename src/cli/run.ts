@@ -12,6 +12,7 @@ import { InvalidInputError, StrataError } from "../cube/errors.js";
 import { chunkEncoder } from "../io/chunkEncoder.js";
 import { openLocation } from "../io/open.js";
 import { fanOut } from "../jobs/fanOut.js";
+import { warmShardThreads } from "../jobs/shardPool.js";
 import { openRasterStore } from "../store/rasterStore.js";
 import { TASKS } from "../tasks/registry.js";
 import type { InputLocation, ParseEnv, RunContext, TaskDefinition } from "../tasks/types.js";
@@ -87,6 +88,7 @@ Options:
             progress: (p) => progress.update(from + (p / 100) * (to - from)),
             loadRunShard: async () => runShard,
           }),
+        warmShards: (count) => warmShardThreads(count, WORKER_MODULE),
       };
       const { datasetId } = await task.run(parsed.options, ctx);
       await rename(await (await openRasterStore(work, { sweep: false })).resolve(datasetId), output);

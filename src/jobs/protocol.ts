@@ -31,7 +31,7 @@ export interface ShardRun {
  * Pool (jobs/shardPool.ts) -> shard thread: run a shard (one at a time), or close what the
  * thread holds and exit.
  */
-export type ToShard = ({ type: "run" } & ShardRun) | { type: "release" };
+export type ToShard = ({ type: "run" } & ShardRun) | { type: "load"; workerModule: string } | { type: "release" };
 
 /** Shard thread -> pool. A shard ends with exactly one "done" or "failed". */
 export type FromShard =

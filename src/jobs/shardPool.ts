@@ -100,6 +100,22 @@ export async function releaseIdleShardThreads(): Promise<void> {
   await Promise.all(leaving);
 }
 
+/**
+ * Threads for `count` shards of `workerModule` started now, idle, their module loading: a
+ * job whose later pass fans out starts them while an earlier pass runs, not at the fan-out
+ * (a thread's start and its module took ~0.3 s of a Mann-Kendall trend's tile pass). Idle
+ * threads already there count; they time out as any idle thread does.
+ * @example
+ * warmShardThreads(1, workerModule);
+ */
+export function warmShardThreads(count: number, workerModule: string): void {
+  while (idle.length < count) {
+    const thread = start();
+    thread.worker.postMessage({ type: "load", workerModule } satisfies ToShard);
+    giveBack(thread);
+  }
+}
+
 /** The most recently used idle thread (the others may time out), or a new one. */
 function take(): PooledThread {
   const thread = idle.pop();
@@ -108,6 +124,10 @@ function take(): PooledThread {
     thread.worker.ref();
     return thread;
   }
+  return start();
+}
+
+function start(): PooledThread {
   const worker = startThread("shardWorker", undefined);
   started++;
   const fresh: PooledThread = { worker, gone: false };

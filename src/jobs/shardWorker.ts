@@ -1,7 +1,7 @@
 /**
  * The entry of a shard thread (started by shardPool.ts, never imported): runs shard after
  * shard as the pool sends them, each with the `runShard` of the task module it names
- * (imported once), posting its progress and its result or failure. On "release" it lets
+ * (imported once, or ahead of the first on "load"), posting its progress and its result or failure. On "release" it lets
  * the modules close what they kept between shards (their `releaseShards`), then exits.
  * Cancellation is termination: a shard only writes into a pending dataset, which is
  * discarded with the job.
@@ -75,5 +75,7 @@ async function release(): Promise<never> {
 
 port.on("message", (message: ToShard) => {
   if (message.type === "run") void run(message);
+  // Loaded ahead of its first shard (warmShardThreads); a failure is the first shard's to report.
+  else if (message.type === "load") load(message.workerModule).catch(() => undefined);
   else void release();
 });

@@ -129,6 +129,8 @@ export interface TaskContext {
    * the run makes several passes.
    */
   fanOut(count: number, payload: Json, span?: readonly [number, number]): Promise<Json[]>;
+  /** Threads for `count` shards of a later fanOut, started now, while this thread works (absent: they start with it). */
+  warmShards?(count: number): void;
 }
 
 /** What one shard of a fanned-out job sees. */

@@ -9,6 +9,7 @@
 import { availableParallelism } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { fanOut } from "./fanOut.js";
+import { warmShardThreads } from "./shardPool.js";
 import { describeError } from "./jobMessages.js";
 import type { FromWorker, JobWorkerData, ToWorker } from "./protocol.js";
 import type { JobMessageType, Json, RunShard, RunTask, TaskContext } from "./types.js";
@@ -123,6 +124,7 @@ async function run(jobId: string, task: string, options: Json): Promise<void> {
         loadRunShard: () => loadExport<RunShard>("runShard"),
       });
     },
+    warmShards: fanOutTo === "threads" ? (count) => warmShardThreads(count, workerModule) : undefined,
   };
   try {
     const runTask = await loadExport<RunTask>("runTask");

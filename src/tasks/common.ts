@@ -148,6 +148,9 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
           const encoder = alone ? encoderOnThisThread() : undefined;
           const writer = await createZarrWriter(path, spec, { compression: options.compression, encoder });
           const threadsFor = passThreads(input.walk, threads, ctx.cores);
+          // The threads a later pass fans out to start while the first runs.
+          const widest = Math.max(...Array.from({ length: input.walk?.passes ?? 1 }, (_, pass) => threadsFor(pass)));
+          if (widest > 1 && threadsFor(0) === 1) ctx.warmShards?.(widest - 1);
           if (input.walk) ctx.message("esriJobMessageTypeInformative", input.walk.note);
           if (threads > 1) ctx.message("esriJobMessageTypeInformative", threadsNote(input.walk, threads, threadsFor));
           // Shard 0 runs on this thread: it uses this input rather than opening another.

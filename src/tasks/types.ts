@@ -62,6 +62,8 @@ export interface RunContext {
    * results in order. Their progress is the run's, within `span` (default [0, 100]).
    */
   fanOut(count: number, payload: unknown, span?: readonly [number, number]): Promise<unknown[]>;
+  /** Threads for `count` shards of a later fanOut, started now (absent: they start with it). */
+  warmShards?(count: number): void;
 }
 
 /** What one shard of a run is told: which share of the work is its own. */

@@ -21,6 +21,8 @@ export function fakeRunContext<O>(
   const progress: number[] = [];
   /** The shard counts of each fanOut call. */
   const fannedOut: number[] = [];
+  /** The counts of each warmShards call. */
+  const warmed: number[] = [];
   const messages: string[] = [];
   const ctx: RunContext = {
     signal: controller.signal,
@@ -43,8 +45,9 @@ export function fakeRunContext<O>(
         Array.from({ length: count }, (_, index) => shards.task.runShard(payload, { index, count, signal, progress: () => {} })),
       );
     },
+    warmShards: (count) => warmed.push(count),
   };
-  return { ctx, reports, progress, fannedOut, messages };
+  return { ctx, reports, progress, fannedOut, warmed, messages };
 }
 
 /**

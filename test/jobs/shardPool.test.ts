@@ -3,7 +3,8 @@
  * uses it: one pass after another runs on the same threads, started once; a cancel mid-pass
  * terminates every shard's thread (and the fan-out settles once they have stopped); a
  * thread that crashed is replaced by a fresh one; idle threads are released, and do not keep
- * a process alive (`strata run --threads 3` exits as soon as it has written).
+ * a process alive (`strata run --threads 3` exits as soon as it has written); threads warmed
+ * ahead of a pass are the ones it runs on.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -13,7 +14,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { fanOut } from "../../src/jobs/fanOut.js";
-import { idleShardThreads, releaseIdleShardThreads, shardThreadsStarted } from "../../src/jobs/shardPool.js";
+import { idleShardThreads, releaseIdleShardThreads, shardThreadsStarted, warmShardThreads } from "../../src/jobs/shardPool.js";
 import type { Json } from "../../src/jobs/types.js";
 import { runShard } from "./fixtures/testTasks.js";
 import { TEST_TASKS, sleepMs } from "./helpers.js";
@@ -43,6 +44,19 @@ describe("shard threads' pool", () => {
     }
     assert.equal(shardThreadsStarted() - before, 2, "two threads started for four passes");
     assert.equal(idleShardThreads(), 2);
+  });
+
+  it("warms threads ahead of a pass, counting idle ones, and the pass runs on them", async () => {
+    await releaseIdleShardThreads();
+    const before = shardThreadsStarted();
+    warmShardThreads(2, TEST_TASKS.href);
+    assert.equal(shardThreadsStarted() - before, 2);
+    assert.equal(idleShardThreads(), 2);
+    warmShardThreads(1, TEST_TASKS.href);
+    assert.equal(shardThreadsStarted() - before, 2, "an idle thread serves");
+    const results = await pass(3, { ms: 10 });
+    assert.equal(new Set(results.slice(1).map((r) => r.threadId)).size, 2);
+    assert.equal(shardThreadsStarted() - before, 2, "no thread started for the pass");
   });
 
   it("cancelling mid-pass terminates every shard's thread and settles once they have stopped", async () => {

@@ -35,7 +35,7 @@ async function run<O>(task: TaskDefinition<O>, params: Record<string, string>, t
   const context = fakeRunContext(join(dir, `${task.info.name}-${Date.now()}-${Math.random()}`), undefined, { task, threads, cores });
   // 16-pixel tiles: the walks stream (or transpose) rather than walk whole-time tiles (see shards.test.ts).
   await task.run({ ...options, tile }, context.ctx);
-  return { fanned: context.fannedOut, said: context.messages.find((m) => m.startsWith("Working on")) };
+  return { fanned: context.fannedOut, warmed: context.warmed, said: context.messages.find((m) => m.startsWith("Working on")) };
 }
 
 describe("threads for streamed passes", () => {
@@ -51,6 +51,7 @@ describe("threads for streamed passes", () => {
     assert.match(pair.said!, /^Working on 1 thread of the 2 allowed: /);
     const four = await run(anomalyTask, ZSCORE, 4, 2);
     assert.deepEqual(four.fanned, [2, 2]);
+    assert.deepEqual(four.warmed, [], "its first pass fans out: nothing to start ahead");
     assert.match(four.said!, /^Working on 2 threads of the 4 allowed: /);
   });
 
@@ -60,9 +61,10 @@ describe("threads for streamed passes", () => {
     assert.match(said!, /^Working on 1 thread of the 3 allowed: a pass streaming the input keeps about 2 cores busy/);
   });
 
-  it("a Mann-Kendall trend transposes on one thread of 2 cores and fits its tiles on all", async () => {
-    const { fanned, said } = await run(trendTask, KENDALL, 3, 2, { height: 16, width: 16 });
+  it("a Mann-Kendall trend transposes on one thread of 3 and fits its tiles on all, their threads warmed first", async () => {
+    const { fanned, warmed, said } = await run(trendTask, KENDALL, 3, 2, { height: 16, width: 16 });
     assert.deepEqual(fanned, [3]);
+    assert.deepEqual(warmed, [2], "the two shard threads of pass 2 started as pass 1 began");
     assert.match(said!, /^Working on 3 threads, pass 1 on 1: a pass streaming the input keeps about 2 cores busy/);
   });
 
