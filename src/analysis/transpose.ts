@@ -78,21 +78,28 @@ export async function transposeUnit(
     const longest = Math.max(...layout.runs[v.name].map(([a, b]) => b - a));
     kernels.set(v.name, (kernel = new TilePartsKernel(longest * window.width * window.height, v.pixelType)));
   }
+  // A run's parts are written while the walk reads the next run (on libuv's pool, unless the
+  // scratch writes on this thread): the cut after waits for them, since it reuses their memory.
+  let writing: Promise<unknown> = Promise.resolve();
   try {
     await eachRun(v, layout.runs[v.name], unit.dims, unit.band, { ...walk, arrays: (n) => kernel.runArray(n) }, async (t0, read) => {
       const values = read instanceof Values ? read : Values.from(read as ArrayLike<number>);
       const steps = values.length / (window.width * window.height);
+      await writing;
       const parts = kernel.cut(values, { steps, height: window.height, width: window.width }, tileHeight, tileWidth);
       let at = 0;
-      await Promise.all(
+      writing = Promise.all(
         tiles.map((tile, i) => {
           const bytes = steps * tile.height * tile.width * values.BYTES_PER_ELEMENT;
           at += bytes;
           return file.writeAt(parts.subarray(at - bytes, at), (starts[i] + t0 * tile.height * tile.width) * values.BYTES_PER_ELEMENT);
         }),
       );
+      writing.catch(() => {}); // awaited in turn; never an unhandled rejection meanwhile
     });
+    await writing;
   } finally {
+    await writing.catch(() => {});
     await file.close();
   }
 }

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { streamUnits } from "../../src/analysis/runs.js";
-import { transposeUnit, transposedCube } from "../../src/analysis/transpose.js";
+import { type TileScratch, transposeUnit, transposedCube } from "../../src/analysis/transpose.js";
 import type { Cube, Dimension, IndexRange, Selection, Variable } from "../../src/cube/types.js";
 import { scratchIn } from "../../src/store/scratch.js";
 
@@ -140,6 +140,67 @@ describe("transposing into time-whole tiles", () => {
             }
     }
     await assert.rejects(transposed.read({ window: { x: 0, y: 0, width: W + 1, height: 1 } }), /analysis window/);
+    await scratch.remove();
+  });
+
+  it("writes a run's parts while the next run is read, and waits for them before cutting the next", async () => {
+    const events: string[] = [];
+    const reads: Selection[] = [];
+    const made = madeUp(reads);
+    const temp = made.variables[0];
+    const cube: Cube = {
+      ...made,
+      variables: [{ ...temp, read: (selection) => (events.push(`read ${selection!.dims![1][0]}`), temp.read(selection)) }],
+    };
+    const window = { x: 0, y: 0, width: W, height: H };
+    const runs: Record<string, readonly IndexRange[]> = {
+      temp: [
+        [0, 3],
+        [3, 6],
+        [6, 7],
+      ],
+    };
+    const layout = { window, tiles: { temp: { height: 2, width: 2 } }, runs };
+    const scratch = scratchIn(join(dir, "slow"));
+    let failAfter: number | undefined;
+    let writes = 0;
+    let closed = 0;
+    /** Writes that take 30 ms, logged as they end (those after the first failAfter fail). */
+    const slow: TileScratch = {
+      async openAt(name, access) {
+        const file = await scratch.openAt(name, access);
+        return {
+          readAt: (into, position) => file.readAt(into, position),
+          close: () => (closed++, file.close()),
+          async writeAt(array, position) {
+            await new Promise((resolve) => setTimeout(resolve, 30));
+            if (failAfter !== undefined && ++writes > failAfter) throw new Error("disk full");
+            await file.writeAt(array, position);
+            if (!events.at(-1)?.startsWith("written")) events.push("written");
+          },
+        };
+      },
+    };
+    const [unit] = streamUnits(cube, { variables: ["temp"], window, bandRows: H, runs });
+    await transposeUnit(cube, layout, unit, slow, {});
+    // Run 6 was read before run 0's parts were written (awaited in turn, each run's writes would
+    // come between its read and the next run's: read 0, read 3, written, read 6, written).
+    assert.deepEqual(events, ["read 0", "read 3", "read 6", "written"]);
+    const back = await transposedCube(cube, layout, scratch).variables[0].read({
+      dims: [
+        [0, 1],
+        [0, T],
+      ],
+      window,
+    });
+    // Every value in place: no cut overwrote parts still being written.
+    let i = 0;
+    for (let t = 0; t < T; t++) for (let r = 0; r < H; r++) for (let c = 0; c < W; c++) assert.equal(back.data[i++], value(t, 0, r, c));
+
+    failAfter = 6; // run 3's parts fail: run 0 has 6 tiles
+    closed = 0;
+    await assert.rejects(transposeUnit(cube, layout, unit, slow, {}), /disk full/);
+    assert.equal(closed, 1, "the file closed once its writes had settled");
     await scratch.remove();
   });
 });
