@@ -162,7 +162,7 @@ describe("transposing into time-whole tiles", () => {
     };
     const layout = { window, tiles: { temp: { height: 2, width: 2 } }, runs };
     const scratch = scratchIn(join(dir, "slow"));
-    let failAfter: number | undefined;
+    let failAfter = Infinity;
     let writes = 0;
     let closed = 0;
     /** Writes that take 30 ms, logged as they end (those after the first failAfter fail). */
@@ -174,7 +174,7 @@ describe("transposing into time-whole tiles", () => {
           close: () => (closed++, file.close()),
           async writeAt(array, position) {
             await new Promise((resolve) => setTimeout(resolve, 30));
-            if (failAfter !== undefined && ++writes > failAfter) throw new Error("disk full");
+            if (++writes > failAfter) throw new Error("disk full");
             await file.writeAt(array, position);
             if (!events.at(-1)?.startsWith("written")) events.push("written");
           },
@@ -198,7 +198,7 @@ describe("transposing into time-whole tiles", () => {
     for (let t = 0; t < T; t++) for (let r = 0; r < H; r++) for (let c = 0; c < W; c++) assert.equal(back.data[i++], value(t, 0, r, c));
 
     failAfter = 6; // run 3's parts fail: run 0 has 6 tiles
-    closed = 0;
+    [writes, closed] = [0, 0];
     await assert.rejects(transposeUnit(cube, layout, unit, slow, {}), /disk full/);
     assert.equal(closed, 1, "the file closed once its writes had settled");
     await scratch.remove();
