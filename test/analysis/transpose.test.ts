@@ -62,6 +62,17 @@ function madeUp(reads: Selection[]): Cube {
   };
 }
 
+/** The whole grid in 2 × 2 tiles, time in runs of 3, 3 and 1. */
+const window = { x: 0, y: 0, width: W, height: H };
+const runs: Record<string, readonly IndexRange[]> = {
+  temp: [
+    [0, 3],
+    [3, 6],
+    [6, 7],
+  ],
+};
+const layout = { window, tiles: { temp: { height: 2, width: 2 } }, runs };
+
 let dir = "";
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), "strata-transpose-"));
@@ -72,15 +83,6 @@ describe("transposing into time-whole tiles", () => {
   it("two shares write alternate runs; every selection reads back the formula; each run is read once", async () => {
     const reads: Selection[] = [];
     const cube = madeUp(reads);
-    const window = { x: 0, y: 0, width: W, height: H };
-    const runs: Record<string, readonly IndexRange[]> = {
-      temp: [
-        [0, 3],
-        [3, 6],
-        [6, 7],
-      ],
-    };
-    const layout = { window, tiles: { temp: { height: 2, width: 2 } }, runs };
     const scratch = scratchIn(dir);
     const units = streamUnits(cube, { variables: ["temp"], window, bandRows: H, runs });
     assert.equal(units.length, Z);
@@ -152,15 +154,6 @@ describe("transposing into time-whole tiles", () => {
       ...made,
       variables: [{ ...temp, read: (selection) => (events.push(`read ${selection!.dims![1][0]}`), temp.read(selection)) }],
     };
-    const window = { x: 0, y: 0, width: W, height: H };
-    const runs: Record<string, readonly IndexRange[]> = {
-      temp: [
-        [0, 3],
-        [3, 6],
-        [6, 7],
-      ],
-    };
-    const layout = { window, tiles: { temp: { height: 2, width: 2 } }, runs };
     const scratch = scratchIn(join(dir, "slow"));
     let failAfter = Infinity;
     let writes = 0;
