@@ -127,6 +127,7 @@ function take(): PooledThread {
   return start();
 }
 
+/** A new thread of the pool (counted), which leaves it when it exits. */
 function start(): PooledThread {
   const worker = startThread("shardWorker", undefined);
   started++;

@@ -1,8 +1,9 @@
 /**
  * The entry of a shard thread (started by shardPool.ts, never imported): runs shard after
  * shard as the pool sends them, each with the `runShard` of the task module it names
- * (imported once, or ahead of the first on "load"), posting its progress and its result or failure. On "release" it lets
- * the modules close what they kept between shards (their `releaseShards`), then exits.
+ * (imported once, or ahead of the first on "load"), posting its progress and its result or
+ * failure. On "release" it lets the modules close what they kept between shards (their
+ * `releaseShards`), then exits.
  * Cancellation is termination: a shard only writes into a pending dataset, which is
  * discarded with the job.
  */
