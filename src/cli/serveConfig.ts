@@ -78,7 +78,7 @@ export const SERVE_OPTIONS = {
   "job-threads": {
     type: "string",
     env: "STRATA_JOB_THREADS",
-    help: "threads one job may share its tiles over; context.parallelProcessingFactor asks for fewer (default: the number of cores)",
+    help: "threads (cores) one job may keep busy; context.parallelProcessingFactor asks for fewer (default: the number of cores)",
   },
   "job-time-limit": {
     type: "string",
