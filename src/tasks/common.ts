@@ -144,8 +144,8 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
           const spec = input.spec();
           const threads = threadCount(options.parallelism, ctx.threads, input.walk?.shares ?? chunkCount(spec));
           // A job of one thread keeps to it: its chunks are encoded and its files written there, not on helper threads.
-          const alone = threads === 1;
-          const encoder = alone ? encoderOnThisThread() : undefined;
+          const oneThread = threads === 1;
+          const encoder = oneThread ? encoderOnThisThread() : undefined;
           const writer = await createZarrWriter(path, spec, { compression: options.compression, encoder });
           const threadsFor = passThreads(input.walk, threads, ctx.cores);
           // The threads a later pass fans out to start while the first runs.
@@ -156,7 +156,7 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
           // Shard 0 runs on this thread: it uses this input rather than opening another.
           const takeBack = lendInput(task, inputKey(options, path), input);
           const stats = await drained(writer, () =>
-            walkPasses(input, scratchIn(path, { onThisThread: alone }), threadsFor, {
+            walkPasses(input, scratchIn(path, { onThisThread: oneThread }), threadsFor, {
               alone: (walk) => flushed(writer, input.compute(writer, { ...walk, signal: ctx.signal })),
               shards: async (pass, span, threads) => {
                 // Shards report percentages only: the pass's message stays until the next.
