@@ -63,6 +63,11 @@ export function chunkEncoder(): ChunkEncoder {
 
 let shared: ChunkEncoder | undefined;
 
+/** Whether this thread's encoder (and so its thread) has been started (for tests). */
+export function encoderThreadStarted(): boolean {
+  return shared !== undefined;
+}
+
 function startEncoder(): ChunkEncoder {
   let worker: Worker | undefined;
   let nextId = 0;
