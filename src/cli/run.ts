@@ -79,7 +79,7 @@ Options:
         message: (type, text) => progress.message(type === "esriJobMessageTypeWarning" ? `warning: ${text}` : text),
         report: () => {},
         threads: threads ?? availableParallelism(),
-        cores: availableParallelism(),
+        localShards: true,
         fanOut: (count, payload, [from, to] = [0, 100]) =>
           fanOut(count, payload as never, {
             workerModule: WORKER_MODULE,

@@ -116,11 +116,12 @@ export interface TaskContext {
   /** The most threads this job may use at once (the server's threads per job). */
   readonly threads: number;
   /**
-   * The machine's cores, whose threads run its shards: its streamed passes
-   * (OpenedInput.walk.streamed) take one thread per two of its own. Undefined, every pass
-   * takes the threads it is given (shards in other processes, as the queue's workers run them).
+   * Whether its shards run on this process's threads, beside the helper threads of its
+   * streamed passes (OpenedInput.walk.streamed), which then take one thread per two of the
+   * job's. Absent, every pass takes the threads it is given (shards in other processes, each
+   * with its own helpers, as the queue's workers run them).
    */
-  readonly cores?: number;
+  readonly localShards?: boolean;
   /**
    * Run shards 0..count-1 of this job's task at once, each on its own thread (shard 0 on
    * this one): every shard gets `payload` and its index (see RunShard). Resolves to their

@@ -6,7 +6,6 @@
  * more threads with `ctx.fanOut` (fanOut.ts). Progress, messages and
  * reports are posted to the main thread, which persists them.
  */
-import { availableParallelism } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { fanOut } from "./fanOut.js";
 import { warmShardThreads } from "./shardPool.js";
@@ -112,7 +111,7 @@ async function run(jobId: string, task: string, options: Json): Promise<void> {
       post({ type: "message", jobId, messageType: type, description: String(description) }),
     report: (key: string, value: Json) => post({ type: "report", jobId, key, value }),
     threads: threadsPerJob,
-    cores: fanOutTo === "threads" ? availableParallelism() : undefined,
+    localShards: fanOutTo === "threads",
     fanOut: (count: number, payload: Json, [from, to] = [0, 100]) => {
       const spanned = (percentage: number): void => progress.report(from + (percentage / 100) * (to - from));
       if (fanOutTo === "port") return fanOutByOwner(jobId, count, payload, spanned);

@@ -147,7 +147,7 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
           const oneThread = threads === 1;
           const encoder = oneThread ? encoderOnThisThread() : undefined;
           const writer = await createZarrWriter(path, spec, { compression: options.compression, encoder });
-          const threadsFor = passThreads(input.walk, threads, ctx.cores);
+          const threadsFor = passThreads(input.walk, threads, ctx.localShards === true);
           // The threads a later pass fans out to start while the first runs.
           const widest = Math.max(...Array.from({ length: input.walk?.passes ?? 1 }, (_, pass) => threadsFor(pass)));
           if (widest > 1 && threadsFor(0) === 1) ctx.warmShards?.(widest - 1);
@@ -300,11 +300,12 @@ const CORES_PER_STREAM = 2;
 
 /**
  * The threads each pass runs on: `threads`, but one for the passes that run alone, and for
- * streamed ones one per CORES_PER_STREAM threads: a job's threads are the cores it keeps busy.
- * Shards that run elsewhere (no `cores`) take every thread: each has its process's helpers.
+ * streamed ones, when the shards are `local`, one per CORES_PER_STREAM threads: a job's
+ * threads are the cores it keeps busy. Shards that run elsewhere take every thread: each has
+ * its process's helpers.
  */
-function passThreads(walk: OpenedInput["walk"], threads: number, cores: number | undefined): (pass: number) => number {
-  const streamThreads = cores === undefined ? threads : Math.max(1, Math.floor(threads / CORES_PER_STREAM));
+function passThreads(walk: OpenedInput["walk"], threads: number, local: boolean): (pass: number) => number {
+  const streamThreads = local ? Math.max(1, Math.floor(threads / CORES_PER_STREAM)) : threads;
   return (pass) => (walk?.alone?.includes(pass) ? 1 : walk?.streamed?.includes(pass) ? streamThreads : threads);
 }
 

@@ -52,11 +52,12 @@ export interface RunContext {
   /** The most threads this run may use (the server's threads per job). */
   readonly threads: number;
   /**
-   * The machine's cores, whose threads run its shards: its streamed passes
-   * (OpenedInput.walk.streamed) take one thread per two of its own. Undefined, every pass
-   * takes the threads it is given (shards in other processes, as the queue's workers run them).
+   * Whether its shards run on this process's threads, beside the helper threads of its
+   * streamed passes (OpenedInput.walk.streamed), which then take one thread per two of the
+   * job's. Absent, every pass takes the threads it is given (shards in other processes, each
+   * with its own helpers, as the queue's workers run them).
    */
-  readonly cores?: number;
+  readonly localShards?: boolean;
   /**
    * Run the task's `runShard` with `payload` as shards 0..count-1 on threads at once; their
    * results in order. Their progress is the run's, within `span` (default [0, 100]).

@@ -23,7 +23,7 @@ export async function runTask(task: string, options: Json, ctx: TaskContext): Pr
     message: (type, description) => ctx.message(type, description),
     report: (key, value) => ctx.report(key, value as Json),
     threads: ctx.threads,
-    cores: ctx.cores,
+    localShards: ctx.localShards,
     fanOut: (count, payload, span) => ctx.fanOut(count, payload as Json, span),
   });
   // What publishing records for quotas, measured here where blocking holds up nobody: on the

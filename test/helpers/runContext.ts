@@ -3,7 +3,7 @@
  * `abortAt`, the signal is aborted at that progress call (to cancel after the n-th tile).
  * With `shards`, the run may fan out to `shards.threads` shards of `shards.task`, run here
  * in this thread, interleaved (the sharing of the work without the threads), its streamed
- * passes planned by `shards.cores` when given.
+ * passes planned as on this process's threads when `shards.local`.
  */
 import assert from "node:assert/strict";
 import { readdir } from "node:fs/promises";
@@ -14,7 +14,7 @@ import type { RunContext, TaskDefinition } from "../../src/tasks/types.js";
 export function fakeRunContext<O>(
   dataDir: string,
   abortAt?: number,
-  shards?: { task: TaskDefinition<O>; threads: number; cores?: number },
+  shards?: { task: TaskDefinition<O>; threads: number; local?: boolean },
 ) {
   const controller = new AbortController();
   const reports: Record<string, unknown> = {};
@@ -36,7 +36,7 @@ export function fakeRunContext<O>(
       reports[k] = v;
     },
     threads: shards?.threads ?? 1,
-    cores: shards?.cores,
+    localShards: shards?.local,
     fanOut: (count, payload) => {
       if (!shards) throw new Error("this fake run context cannot fan out");
       fannedOut.push(count);

@@ -24,11 +24,11 @@ after(() => rm(dir, { recursive: true, force: true }));
 
 const ZSCORE = { inputMultidimensionalRaster: '{"uri":"ocean_atlas_subset.nc"}', method: "Z_SCORE", calculationInterval: "ALL" };
 
-/** The z-score on `threads` threads of 2 cores (16-pixel tiles: the walk streams); its values. */
+/** The z-score on `threads` threads, its shards local (16-pixel tiles: the walk streams); its values. */
 async function zScore(threads: number): Promise<Float32Array> {
   const { options } = await anomalyTask.parse({ outputName: '{"serviceProperties":{"name":"out"}}', ...ZSCORE }, fixtureEnv);
   const dataDir = join(dir, String(threads));
-  const { ctx, messages } = fakeRunContext(dataDir, undefined, { task: anomalyTask, threads, cores: 2 });
+  const { ctx, messages } = fakeRunContext(dataDir, undefined, { task: anomalyTask, threads, local: true });
   const { datasetId } = await anomalyTask.run({ ...options, tile: 16 }, ctx);
   assert.ok(
     messages.some((m) => m.startsWith("Streaming in storage order")),
