@@ -13,9 +13,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import type { Json } from "../../src/jobs/types.js";
 import { anomalyTask } from "../../src/tasks/anomaly.js";
 import { trendTask } from "../../src/tasks/trend.js";
 import type { TaskDefinition } from "../../src/tasks/types.js";
+import { runTask } from "../../src/tasks/worker.js";
 import { fakeRunContext } from "../helpers/runContext.js";
 import { fixtureEnv } from "../helpers/subsetCases.js";
 
@@ -77,5 +79,30 @@ describe("threads for streamed passes", () => {
     const elsewhere = await run(anomalyTask, ZSCORE, 3, false);
     assert.deepEqual(elsewhere.fanned, [3, 3]);
     assert.equal(elsewhere.said, "Working on 3 threads.");
+  });
+
+  it("a server's job thread (tasks/worker.ts runTask) passes the warm-up on to the task", async () => {
+    const { options } = await trendTask.parse({ outputName: '{"serviceProperties":{"name":"out"}}', ...KENDALL }, fixtureEnv);
+    const warmed: number[] = [];
+    const signal = new AbortController().signal;
+    await runTask(
+      "GenerateTrendRaster",
+      { dataDir: join(dir, "job"), task: { ...options, tile: { height: 16, width: 16 } } } as unknown as Json,
+      {
+        jobId: "j1",
+        signal,
+        progress: () => {},
+        message: () => {},
+        report: () => {},
+        threads: 3,
+        localShards: true,
+        fanOut: (count, payload) =>
+          Promise.all(
+            Array.from({ length: count }, (_, index) => trendTask.runShard(payload, { index, count, signal, progress: () => {} })),
+          ) as Promise<Json[]>,
+        warmShards: (count) => warmed.push(count),
+      },
+    );
+    assert.deepEqual(warmed, [2]);
   });
 });
