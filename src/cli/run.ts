@@ -52,10 +52,10 @@ Options:
     const [name, ...rest] = args;
     if (!name || name.startsWith("--")) throw new InvalidInputError("name a task: strata run <Task> ...; see strata run --help");
     const task = findTask(name);
-    const { input, output, threads, stores, params } = readArguments(rest, task);
+    const { input, output, threads = availableParallelism(), stores, params } = readArguments(rest, task);
     if (await stat(output).catch(() => undefined)) throw new InvalidInputError(`${output} already exists; choose a new output path`);
     // Its thread starts while the input is opened and read, not before the first chunk is written (a run of one thread has none).
-    if ((threads ?? availableParallelism()) > 1) chunkEncoder();
+    if (threads > 1) chunkEncoder();
 
     const env = localEnv(stores);
     const parsed = await task.parse(
@@ -78,7 +78,7 @@ Options:
         progress: (p) => progress.update(p),
         message: (type, text) => progress.message(type === "esriJobMessageTypeWarning" ? `warning: ${text}` : text),
         report: () => {},
-        threads: threads ?? availableParallelism(),
+        threads,
         localShards: true,
         fanOut: (count, payload, [from, to] = [0, 100]) =>
           fanOut(count, payload as never, {

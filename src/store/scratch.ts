@@ -7,7 +7,7 @@
  * Reads and writes go through libuv's pool, or, for a job of one thread, are made on the
  * job's thread, which keeps it to the one core it was given (tasks/common.ts).
  */
-import { constants, readSync, writeSync } from "node:fs";
+import { constants, readFileSync, readSync, writeSync } from "node:fs";
 import { type FileHandle, mkdir, open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 
@@ -48,7 +48,7 @@ export function scratchIn(datasetPath: string, { onThisThread = false }: { onThi
   const madeDir = () => (made ??= mkdir(dir, { recursive: true }));
   return {
     async read(name) {
-      const bytes = await readFile(at(name));
+      const bytes = onThisThread ? readFileSync(at(name)) : await readFile(at(name));
       return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     },
     async writeArrays(name, arrays) {

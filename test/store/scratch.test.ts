@@ -1,8 +1,9 @@
 /**
  * A job's scratch (store/scratch.ts), through libuv's pool and on the job's thread (a job of
- * one thread): arrays written end to end read back equal, shares' positional writes land in
- * their own ranges of one file, a file shorter than asked is refused naming it, and on the
- * job's thread a write is in the file before its promise is awaited.
+ * one thread): arrays written end to end read back equal, in place or whole, shares'
+ * positional writes land in their own ranges of one file, a file shorter than asked is
+ * refused naming it, and on the job's thread a write is in the file before its promise is
+ * awaited.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -34,6 +35,10 @@ for (const onThisThread of [false, true]) {
       assert.deepEqual(sumsBack, sums);
       assert.deepEqual(countsBack, counts);
       await assert.rejects(scratch.readArrays("u0-s1", [new Float64Array(LONG + 1)]), /scratch u0-s1 holds 2400028 bytes where 2400008/);
+      // Whole, as the trend's merge reads a share's sums back.
+      const whole = await scratch.read("u0-s1");
+      assert.equal(whole.byteLength, 8 * LONG + 4 * 7);
+      assert.deepEqual(new Float64Array(whole.slice(0, 8 * LONG).buffer), sums);
     });
 
     it("puts shares' positional writes in their own ranges of one file and reads any range back", async () => {
