@@ -8,8 +8,9 @@
  *
  * Memory is the caller's (imported), the arrays bound once (bind) as byte offsets: the
  * series x, y (f64), a cut's keys key and a listing's keyTmp (f64), the points in key order
- * order and orderTmp (i32), the seasons' [segFrom, segTo) (i32), the radix sort's bits (u64)
- * and positions (two i32 arrays), its digit counts (256 i32), the Fenwick tree (i32, n + 1),
+ * order and orderTmp (i32), the seasons' [segFrom, segTo) (i32), the radix sort's bits and
+ * positions (two u64 and two i32 arrays), its digit counts (2048 i32: a pass of the sort's
+ * 11-bit digits, or 256 for the selection's 8-bit ones), the Fenwick tree (i32, n + 1),
  * the bitset of placed points (placed, u64, BITSET_WORDS), the listed slopes (candidates,
  * f64, `capacity` of them) and a series' summary (f64 × 12).
  */
@@ -25,6 +26,9 @@ let orderTmp: usize = 0;
 let segFrom: usize = 0;
 let segTo: usize = 0;
 let bits: usize = 0;
+let bitsTmp: usize = 0;
+/** The bits in the order of the positions the last radixSort returned: bits or bitsTmp. */
+let sortedBits: usize = 0;
 let position: usize = 0;
 let positionTmp: usize = 0;
 let counts: usize = 0;
@@ -36,10 +40,15 @@ let summary: usize = 0;
 /** Moves made by the last insertToCut, whole or given up. */
 let moved: f64 = 0;
 
+/** The sort's digits: 11 bits, two passes for the top COARSE_BITS (the counts of each fit in the first level of cache). */
+const SORT_DIGIT_BITS: u64 = 11;
+const SORT_DIGIT_MASK: u64 = 2047;
+const SORT_BUCKETS = 2048;
+/** The selection's digits. */
 const DIGIT_BITS: u64 = 8;
 const BUCKETS = 256;
 /** Top differing bits of the keys a sort takes digit by digit before insertion settles the rest (sortCount). */
-const COARSE_BITS: u64 = 24;
+const COARSE_BITS: u64 = 22;
 /** Insertion moves a point past which a sort goes back to every digit. */
 const SETTLE_MOVES = 4;
 /** Candidates few enough for selectRanks to sort by insertion. */
@@ -58,6 +67,7 @@ export function bind(
   segFromAt: usize,
   segToAt: usize,
   bitsAt: usize,
+  bitsTmpAt: usize,
   positionAt: usize,
   positionTmpAt: usize,
   countsAt: usize,
@@ -76,6 +86,7 @@ export function bind(
   segFrom = segFromAt;
   segTo = segToAt;
   bits = bitsAt;
+  bitsTmp = bitsTmpAt;
   position = positionAt;
   positionTmp = positionTmpAt;
   counts = countsAt;
@@ -134,58 +145,113 @@ export function summarize(segments: i32): bool {
   let minGapY: f64 = Infinity;
   let sxx: f64 = 0;
   let sxy: f64 = 0;
+  const infinity = f64x2.splat(Infinity);
+  const none = f64x2.splat(0);
   for (let s = 0; s < segments; s++) {
     const from = i32At(segFrom, s);
     const to = i32At(segTo, s);
     const size = <f64>(to - from);
-    // One pass: the checks, the keys, and the sums about the season's first point (sxx and
-    // sxy only place the first cut, so their last bits do not matter).
+    // One pass, two points at a time: the checks, the keys, and the sums about the season's
+    // first point (sxx and sxy only place the first cut, so their last bits do not matter).
+    // A value not finite or x stepping back fails the series once the pass is done.
     const x0 = f64At(x, from);
     const y0 = f64At(y, from);
-    let sx: f64 = 0;
-    let sy: f64 = 0;
-    let sxxShifted: f64 = 0;
-    let sxyShifted: f64 = 0;
-    let previous = x0;
-    for (let i = from; i < to; i++) {
+    if (x0 - x0 != 0 || y0 - y0 != 0) return false; // ±∞ or NaN
+    setF64(key, from, y0);
+    setI32(order, from, from);
+    const xs0 = f64x2.splat(x0);
+    const ys0 = f64x2.splat(y0);
+    let bad = i64x2.splat(0);
+    let zeroStep = bad;
+    let maxY = f64x2.splat(abs(y0));
+    let maxX = f64x2.splat(abs(x0));
+    let minStep = infinity;
+    let sx = none;
+    let sy = none;
+    let sxxShifted = none;
+    let sxyShifted = none;
+    let i = from + 1;
+    for (; i + 1 < to; i += 2) {
+      const xi = v128.load(x + ((<usize>i) << 3));
+      const yi = v128.load(y + ((<usize>i) << 3));
+      const step = f64x2.sub(xi, v128.load(x + ((<usize>(i - 1)) << 3)));
+      bad = v128.or(bad, v128.or(f64x2.ne(f64x2.sub(xi, xi), none), f64x2.ne(f64x2.sub(yi, yi), none)));
+      bad = v128.or(bad, f64x2.lt(step, none));
+      zeroStep = v128.or(zeroStep, f64x2.eq(step, none));
+      minStep = f64x2.pmin(minStep, v128.bitselect(step, infinity, f64x2.gt(step, none)));
+      maxY = f64x2.pmax(maxY, f64x2.abs(yi));
+      maxX = f64x2.pmax(maxX, f64x2.abs(xi));
+      v128.store(key + ((<usize>i) << 3), yi);
+      store<u64>(order + ((<usize>i) << 2), ((<u64>(i + 1)) << 32) | (<u64>i));
+      const dx = f64x2.sub(xi, xs0);
+      const dy = f64x2.sub(yi, ys0);
+      sx = f64x2.add(sx, dx);
+      sy = f64x2.add(sy, dy);
+      sxxShifted = f64x2.add(sxxShifted, f64x2.mul(dx, dx));
+      sxyShifted = f64x2.add(sxyShifted, f64x2.mul(dx, dy));
+    }
+    if (v128.any_true(bad)) return false;
+    let sxAll = f64x2.extract_lane(sx, 0) + f64x2.extract_lane(sx, 1);
+    let syAll = f64x2.extract_lane(sy, 0) + f64x2.extract_lane(sy, 1);
+    let sxxAll = f64x2.extract_lane(sxxShifted, 0) + f64x2.extract_lane(sxxShifted, 1);
+    let sxyAll = f64x2.extract_lane(sxyShifted, 0) + f64x2.extract_lane(sxyShifted, 1);
+    maxAbsY = max(maxAbsY, max(f64x2.extract_lane(maxY, 0), f64x2.extract_lane(maxY, 1)));
+    maxAbsX = max(maxAbsX, max(f64x2.extract_lane(maxX, 0), f64x2.extract_lane(maxX, 1)));
+    minStepX = min(minStepX, min(f64x2.extract_lane(minStep, 0), f64x2.extract_lane(minStep, 1)));
+    if (v128.any_true(zeroStep)) equalXRuns = true;
+    if (i < to) {
       const xi = f64At(x, i);
       const yi = f64At(y, i);
-      if (xi - xi != 0 || yi - yi != 0) return false; // ±∞ or NaN
+      if (xi - xi != 0 || yi - yi != 0) return false;
+      const step = xi - f64At(x, i - 1);
+      if (step < 0) return false;
+      if (step == 0) equalXRuns = true;
+      else minStepX = min(minStepX, step);
       maxAbsY = max(maxAbsY, abs(yi));
       maxAbsX = max(maxAbsX, abs(xi));
-      const step = xi - previous;
-      if (step < 0) return false;
-      if (i > from) {
-        if (step == 0) equalXRuns = true;
-        else if (step < minStepX) minStepX = step;
-      }
-      previous = xi;
       setF64(key, i, yi);
       setI32(order, i, i);
       const dx = xi - x0;
       const dy = yi - y0;
-      sx += dx;
-      sy += dy;
-      sxxShifted += dx * dx;
-      sxyShifted += dx * dy;
+      sxAll += dx;
+      syAll += dy;
+      sxxAll += dx * dx;
+      sxyAll += dx * dy;
     }
     maxSpanX = max(maxSpanX, f64At(x, to - 1) - x0);
-    sxx += sxxShifted - (sx * sx) / size;
-    sxy += sxyShifted - (sx * sy) / size;
+    sxx += sxxAll - (sxAll * sxAll) / size;
+    sxy += sxyAll - (sxAll * syAll) / size;
     const down = sortCount(from, to, true);
-    // Runs of equal y: their pairs, and the tie correction of Var(S).
+    // Runs of equal y, found two gaps at a time: their pairs, and the tie correction of Var(S).
     let ties: f64 = 0;
     let tieTerm: f64 = 0;
-    let run: f64 = 1;
-    for (let i = from + 1; i <= to; i++) {
-      if (i < to && f64At(key, i) == f64At(key, i - 1)) run++;
-      else {
-        ties += (run * (run - 1)) / 2;
-        if (run > 1) tieTerm += run * (run - 1) * (2 * run + 5);
-        run = 1;
-        if (i < to) minGapY = min(minGapY, f64At(key, i) - f64At(key, i - 1));
+    let minGap = infinity;
+    let k = from + 1;
+    while (k < to) {
+      if (k + 1 < to) {
+        const gap = f64x2.sub(v128.load(key + ((<usize>k) << 3)), v128.load(key + ((<usize>(k - 1)) << 3)));
+        const tied = f64x2.eq(gap, none);
+        if (!v128.any_true(tied)) {
+          minGap = f64x2.pmin(minGap, gap);
+          k += 2;
+          continue;
+        }
       }
+      // A run starts at k − 1 when key[k] repeats it (the gap before k − 1 was not 0, or it
+      // would have been taken with its own run), else this gap counts and the run, if any, starts at k.
+      let a = k - 1;
+      if (f64At(key, k) != f64At(key, a)) {
+        minGapY = min(minGapY, f64At(key, k) - f64At(key, a));
+        a = k;
+      }
+      let b = a + 1;
+      while (b < to && f64At(key, b) == f64At(key, a)) b++;
+      const run = <f64>(b - a);
+      ties += (run * (run - 1)) / 2;
+      if (run > 1) tieTerm += run * (run - 1) * (2 * run + 5);
+      k = b;
     }
+    minGapY = min(minGapY, min(f64x2.extract_lane(minGap, 0), f64x2.extract_lane(minGap, 1)));
     score += (size * (size - 1)) / 2 - ties - 2 * down;
     variance += (size * (size - 1) * (2 * size + 5) - tieTerm) / 18;
     decreasing += down;
@@ -225,7 +291,11 @@ export function sortCount(from: i32, to: i32, strict: bool): f64 {
   // bits; both steps stable), or, when they are not few, sorted on every digit after all.
   const coarse = end > low + COARSE_BITS ? end - COARSE_BITS : low;
   let src = radixSort(coarse, end, differ, size);
-  if (coarse > low && !settle(src, size, SETTLE_MOVES * size)) src = radixSort(low, end, differ, size);
+  if (coarse > low && !settle(src, size, SETTLE_MOVES * size)) {
+    // The passes moved the bits: taken again in the keys' order.
+    toOrderedBits(key + ((<usize>from) << 3), bits, size);
+    src = radixSort(low, end, differ, size);
+  }
   let count = countReversed(src, size);
   for (let k = 0; k < size; k++) {
     const p = i32At(src, k);
@@ -244,50 +314,102 @@ export function sortCount(from: i32, to: i32, strict: bool): f64 {
  * Returns the bits in which any two of them differ.
  */
 function toOrderedBits(values: usize, out: usize, count: i32): u64 {
-  let all: u64 = ~(<u64>0);
-  let any: u64 = 0;
-  for (let i = 0; i < count; i++) {
-    let v = load<f64>(values + ((<usize>i) << 3));
-    if (v == 0) v = 0;
-    let b = reinterpret<u64>(v);
-    b = b >> 63 ? ~b : b | 0x8000000000000000;
-    store<u64>(out + ((<usize>i) << 3), b);
-    all &= b;
-    any |= b;
+  // Two at a time: + 0 turns −0 into 0; the sign spread over the bits flips a negative whole.
+  const zero = f64x2.splat(0);
+  const top = i64x2.splat(0x8000000000000000);
+  let all = i64x2.splat(-1);
+  let any = i64x2.splat(0);
+  let i = 0;
+  for (; i + 1 < count; i += 2) {
+    const b = f64x2.add(v128.load(values + ((<usize>i) << 3)), zero);
+    const o = v128.xor(b, v128.or(i64x2.shr_s(b, 63), top));
+    v128.store(out + ((<usize>i) << 3), o);
+    all = v128.and(all, o);
+    any = v128.or(any, o);
   }
-  return all ^ any;
+  let allBits = i64x2.extract_lane(all, 0) & i64x2.extract_lane(all, 1);
+  let anyBits = i64x2.extract_lane(any, 0) | i64x2.extract_lane(any, 1);
+  if (i < count) {
+    const b = reinterpret<u64>(load<f64>(values + ((<usize>i) << 3)) + 0);
+    const o = b ^ ((<u64>((<i64>b) >> 63)) | 0x8000000000000000);
+    store<u64>(out + ((<usize>i) << 3), o);
+    allBits &= o;
+    anyBits |= o;
+  }
+  return allBits ^ anyBits;
 }
 
 /**
  * The positions 0..size in the order of their bits' digits from `from` up to `end` (LSD
- * radix, stable; a digit in which no key differs is skipped): position or positionTmp,
- * whichever holds them.
+ * radix, stable; a digit in which no key differs is skipped), each pass moving the bits with
+ * their positions (sequential reads, no lookup through a position): position or
+ * positionTmp, whichever holds them, with the bits in that order in sortedBits.
  */
 function radixSort(from: u64, end: u64, differ: u64, size: i32): usize {
+  let srcBits = bits;
+  let dstBits = bitsTmp;
   let src = position;
   let dst = positionTmp;
-  for (let i = 0; i < size; i++) setI32(src, i, i);
-  for (let shift = from; shift < end; shift += DIGIT_BITS) {
-    if (((differ >> shift) & 255) == 0) continue;
-    countDigits(bits, size, shift);
+  let first = true;
+  for (let shift = from; shift < end; shift += SORT_DIGIT_BITS) {
+    if (((differ >> shift) & SORT_DIGIT_MASK) == 0) continue;
+    memory.fill(counts, 0, SORT_BUCKETS * 4);
+    for (let k = 0; k < size; k++) {
+      const at = counts + ((<usize>(<i32>((load<u64>(srcBits + ((<usize>k) << 3)) >> shift) & SORT_DIGIT_MASK))) << 2);
+      store<i32>(at, load<i32>(at) + 1);
+    }
     let sum = 0;
-    for (let d = 0; d < BUCKETS; d++) {
-      const c = i32At(counts, d);
+    for (let d = 0; d < SORT_BUCKETS; d++) {
+      const n = i32At(counts, d);
       setI32(counts, d, sum);
-      sum += c;
+      sum += n;
     }
     for (let k = 0; k < size; k++) {
-      const i = i32At(src, k);
-      const at = counts + ((<usize>(<i32>((load<u64>(bits + ((<usize>i) << 3)) >> shift) & 255))) << 2);
+      const b = load<u64>(srcBits + ((<usize>k) << 3));
+      const at = counts + ((<usize>(<i32>((b >> shift) & SORT_DIGIT_MASK))) << 2);
       const slot = load<i32>(at);
       store<i32>(at, slot + 1);
-      setI32(dst, slot, i);
+      store<u64>(dstBits + ((<usize>slot) << 3), b);
+      // The first pass reads the keys in their own order: position k is k.
+      setI32(dst, slot, first ? k : i32At(src, k));
     }
-    const swap = src;
+    let swap = src;
     src = dst;
     dst = swap;
+    swap = srcBits;
+    srcBits = dstBits;
+    dstBits = swap;
+    first = false;
   }
+  if (first) for (let i = 0; i < size; i++) setI32(src, i, i);
+  sortedBits = srcBits;
   return src;
+}
+
+/**
+ * Insertion-sorts the positions sorted[0..size), with their bits in sortedBits, by those
+ * bits (stable); false, leaving them part sorted, once past `cap` moves.
+ */
+function settle(sorted: usize, size: i32, cap: i32): bool {
+  let moves = 0;
+  for (let k = 1; k < size; k++) {
+    const b = load<u64>(sortedBits + ((<usize>k) << 3));
+    if (load<u64>(sortedBits + ((<usize>(k - 1)) << 3)) <= b) continue;
+    const p = i32At(sorted, k);
+    let i = k;
+    while (i > 0) {
+      const c = load<u64>(sortedBits + ((<usize>(i - 1)) << 3));
+      if (c <= b) break;
+      store<u64>(sortedBits + ((<usize>i) << 3), c);
+      setI32(sorted, i, i32At(sorted, i - 1));
+      i--;
+    }
+    store<u64>(sortedBits + ((<usize>i) << 3), b);
+    setI32(sorted, i, p);
+    moves += k - i;
+    if (moves > cap) return false;
+  }
+  return true;
 }
 
 /** counts[d] = how many of the u64 values[0..size) have the 8-bit digit d at `shift`. */
@@ -297,29 +419,6 @@ function countDigits(values: usize, size: i32, shift: u64): void {
     const at = counts + ((<usize>(<i32>((load<u64>(values + ((<usize>i) << 3)) >> shift) & 255))) << 2);
     store<i32>(at, load<i32>(at) + 1);
   }
-}
-
-/**
- * Insertion-sorts the positions sorted[0..size) by their full bits (stable); false, leaving
- * them part sorted, once past `cap` moves.
- */
-function settle(sorted: usize, size: i32, cap: i32): bool {
-  let moves = 0;
-  for (let k = 1; k < size; k++) {
-    const p = i32At(sorted, k);
-    const b = load<u64>(bits + ((<usize>p) << 3));
-    let i = k;
-    while (i > 0) {
-      const q = i32At(sorted, i - 1);
-      if (load<u64>(bits + ((<usize>q) << 3)) <= b) break;
-      setI32(sorted, i, q);
-      i--;
-    }
-    setI32(sorted, i, p);
-    moves += k - i;
-    if (moves > cap) return false;
-  }
-  return true;
 }
 
 /**

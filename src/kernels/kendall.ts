@@ -16,8 +16,8 @@
 import { KernelArena, kernelModule } from "./arena.js";
 import { WASM_BASE64 } from "./kendall.wasm.js";
 
-/** The radix sort's digit counts: one pass's 8-bit digits. */
-const DIGIT_COUNTS = 256;
+/** The radix sort's digit counts: one pass's 11-bit digits (the selection's 8-bit ones use 256 of them). */
+const DIGIT_COUNTS = 2048;
 /** The inversion count's bitset, in 64-point words (assembly/kendall.ts BITSET_WORDS). */
 const BITSET_WORDS = 64;
 
@@ -71,6 +71,7 @@ export class KendallKernel {
       segFrom: space.allocate(Int32Array, n),
       segTo: space.allocate(Int32Array, n),
       bits: space.allocate(BigUint64Array, n),
+      bitsTmp: space.allocate(BigUint64Array, n),
       position: space.allocate(Int32Array, n),
       positionTmp: space.allocate(Int32Array, n),
       counts: space.allocate(Int32Array, DIGIT_COUNTS),
@@ -102,6 +103,7 @@ export class KendallKernel {
         p.segFrom,
         p.segTo,
         p.bits,
+        p.bitsTmp,
         p.position,
         p.positionTmp,
         p.counts,

@@ -118,10 +118,135 @@ describe("KendallKernel", () => {
       1461,
       true,
     );
-    // One far key, and the rest equal in their top 24 differing bits: insertion would
+    // One far key, and the rest equal in their top 22 differing bits: insertion would
     // move them ~n²/4 times, so the sort takes every digit instead.
     const clustered = Array.from({ length: 600 }, () => 1 + Math.floor(random() * 2 ** 20) * 2 ** -50);
     checkSort([...clustered, 1e30, ...clustered.map((v) => -v)], 0, 1201, false);
+  });
+
+  it("summarizes seasons of odd and even length: ties at their ends and across pairs of points, equal x, and refuses a value not finite or x stepping back anywhere", () => {
+    /** The summary by its definition, pair by pair (sxx and sxy only to rounding). */
+    const expected = (x: number[], y: number[], seasons: [number, number][]) => {
+      let [score, variance, decreasing, tiedPairs, minGapY, sxx, sxy, maxAbsY, maxAbsX, minStepX, maxSpanX] = [
+        0,
+        0,
+        0,
+        0,
+        Infinity,
+        0,
+        0,
+        0,
+        0,
+        Infinity,
+        0,
+      ];
+      let equalXRuns = false;
+      for (const [from, to] of seasons) {
+        const n = to - from;
+        const counts = new Map<number, number>();
+        for (let i = from; i < to; i++) {
+          counts.set(y[i], (counts.get(y[i]) ?? 0) + 1);
+          for (let j = i + 1; j < to; j++) {
+            score += Math.sign(y[j] - y[i]);
+            if (y[j] < y[i]) decreasing++;
+          }
+          maxAbsY = Math.max(maxAbsY, Math.abs(y[i]));
+          maxAbsX = Math.max(maxAbsX, Math.abs(x[i]));
+          if (i > from && x[i] === x[i - 1]) equalXRuns = true;
+          if (i > from && x[i] > x[i - 1]) minStepX = Math.min(minStepX, x[i] - x[i - 1]);
+        }
+        const distinct = [...counts.keys()].sort((a, b) => a - b);
+        for (let d = 1; d < distinct.length; d++) minGapY = Math.min(minGapY, distinct[d] - distinct[d - 1]);
+        let ties = 0;
+        for (const t of counts.values()) {
+          tiedPairs += (t * (t - 1)) / 2;
+          ties += t * (t - 1) * (2 * t + 5);
+        }
+        variance += (n * (n - 1) * (2 * n + 5) - ties) / 18;
+        const mx = x.slice(from, to).reduce((a, b) => a + b) / n;
+        const my = y.slice(from, to).reduce((a, b) => a + b) / n;
+        for (let i = from; i < to; i++) {
+          sxx += (x[i] - mx) ** 2;
+          sxy += (x[i] - mx) * (y[i] - my);
+        }
+        maxSpanX = Math.max(maxSpanX, x[to - 1] - x[from]);
+      }
+      return { score, variance, decreasing, tiedPairs, minGapY, sxx, sxy, maxAbsY, maxAbsX, minStepX, maxSpanX, equalXRuns };
+    };
+    const summarize = (x: number[], y: number[], seasons: [number, number][]) => {
+      const k = new KendallKernel(x.length, 0);
+      k.x.set(x);
+      k.y.set(y);
+      seasons.forEach(([from, to], s) => {
+        k.segFrom[s] = from;
+        k.segTo[s] = to;
+      });
+      return k.summarize(seasons.length);
+    };
+    for (let trial = 0; trial < 200; trial++) {
+      const n = 4 + Math.floor(random() * 60);
+      const y = Array.from({ length: n }, () => (trial % 2 === 0 ? Math.round(random() * 6) - 3 : Math.fround(280 + random())));
+      // Runs of equal values at both ends (a season's first and last pairs).
+      if (trial % 3 === 0) y[1] = y[0];
+      if (trial % 3 === 1) y[n - 1] = y[n - 2] = y[n - 3];
+      let v = -5;
+      const x = Array.from({ length: n }, () => (v += trial % 4 === 0 && random() < 0.3 ? 0 : 0.5 + Math.floor(random() * 3)));
+      const cut = 2 + Math.floor(random() * (n - 3));
+      const seasons: [number, number][] =
+        trial % 5 === 0
+          ? [[0, n]]
+          : [
+              [0, cut],
+              [cut, n],
+            ];
+      const got = summarize(x, y, seasons);
+      const want = expected(x, y, seasons);
+      assert.ok(got, `trial ${trial}`);
+      const { sxx, sxy, ...exact } = got;
+      const { sxx: wantSxx, sxy: wantSxy, ...wantExact } = want;
+      assert.deepEqual(exact, wantExact, `trial ${trial}`);
+      assert.ok(
+        Math.abs(sxx - wantSxx) <= 1e-9 * Math.abs(wantSxx) + 1e-9 && Math.abs(sxy - wantSxy) <= 1e-9 * (Math.abs(wantSxx) + 1) * 300,
+        `trial ${trial}: sums`,
+      );
+    }
+    // A value not finite, or x stepping back, at each place of a pair or the odd one out.
+    for (const n of [9, 10]) {
+      for (const at of [0, 1, 2, 5, n - 2, n - 1]) {
+        const x = Array.from({ length: n }, (_, i) => i);
+        const y = Array.from({ length: n }, (_, i) => Math.sin(i));
+        for (const bad of [NaN, Infinity, -Infinity]) {
+          assert.equal(
+            summarize(
+              x,
+              y.map((v, i) => (i === at ? bad : v)),
+              [[0, n]],
+            ),
+            null,
+            `n ${n}: y ${bad} at ${at}`,
+          );
+          assert.equal(
+            summarize(
+              x.map((v, i) => (i === at ? bad : v)),
+              y,
+              [[0, n]],
+            ),
+            null,
+            `n ${n}: x ${bad} at ${at}`,
+          );
+        }
+        if (at > 0)
+          assert.equal(
+            summarize(
+              x.map((v, i) => (i === at ? v - 1.5 : v)),
+              y,
+              [[0, n]],
+            ),
+            null,
+            `n ${n}: x steps back at ${at}`,
+          );
+      }
+    }
   });
 
   it("estimates an insertion's moves from the pairs that cross ahead of sampled points, all of them when every point is sampled", () => {
