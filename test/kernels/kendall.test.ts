@@ -300,12 +300,13 @@ describe("KendallKernel", () => {
       [-Infinity, (i: number) => i],
       [Infinity, (i: number) => -i],
     ] as const) {
-      keys.resetKeys(t, 10, 90);
-      for (let i = 10; i < 90; i++) assert.equal(keys.key[i], key(i), `key ${i} at ${t}`);
-      assert.deepEqual(
-        [...keys.order.subarray(10, 90)],
-        Array.from({ length: 80 }, (_, i) => 10 + i),
-      );
+      // An even and an odd number of points (the keys are made two at a time).
+      for (const from of [10, 11]) {
+        keys.order.fill(-1);
+        keys.resetKeys(t, from, 90);
+        for (let i = from; i < 90; i++) assert.equal(keys.key[i], key(i), `key ${i} at ${t}`);
+        assert.deepEqual([...keys.order.subarray(from - 1, 91)], [-1, ...Array.from({ length: 90 - from }, (_, i) => from + i), -1]);
+      }
     }
     const k = seriesAt(y, -1);
     const { count, moves } = k.insertToCut(1, 1, 10, below(y, -1));
