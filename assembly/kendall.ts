@@ -624,12 +624,28 @@ export function moves(): f64 {
  * past `limit`, stops and returns the count so far.
  */
 export function listCrossings(t: f64, segments: i32, limit: f64): f64 {
-  let count: i64 = 0;
+  return crossingsTo(t, segments, limit, 0, true);
+}
+
+/**
+ * The listing of the last listCrossings (or extendCrossings) taken on from its cut to t:
+ * the copy re-sorted by its keys at t, the slopes of the pairs this reverses listed after the
+ * `listed` there already. Returns the count of all of them (stopping, likewise, past
+ * `limit`). The pairs between the first cut and t are those listed, each once: a pair whose
+ * order differs between the two ends is reversed in one step or the other, and one whose
+ * order does not lies outside both steps' cuts.
+ */
+export function extendCrossings(t: f64, segments: i32, limit: f64, listed: f64): f64 {
+  return crossingsTo(t, segments, limit, <i64>listed, false);
+}
+
+function crossingsTo(t: f64, segments: i32, limit: f64, listed: i64, fresh: bool): f64 {
+  let count = listed;
   for (let s = 0; s < segments; s++) {
     const from = i32At(segFrom, s);
     const to = i32At(segTo, s);
     for (let i = from; i < to; i++) {
-      const p = i32At(order, i);
+      const p = fresh ? i32At(order, i) : i32At(orderTmp, i);
       setI32(orderTmp, i, p);
       setF64(keyTmp, i, cutKey(p, t));
     }

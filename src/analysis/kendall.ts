@@ -80,6 +80,13 @@ export const MIN_KENDALL_VALUES = 4;
 const DIRECT_PAIRS = 2048;
 /** Candidates held at first (the bracket around the median usually holds a few thousand). */
 const CANDIDATES = 16384;
+/**
+ * A first bracket's pairs per pair it must hold, beyond the slack: one that falls short is
+ * taken on from its cut (extendCrossings) at the density it found.
+ */
+const FIRST_BRACKET = 1.1;
+/** Times a bracket short of its ranks is taken on before it is listed again, wider. */
+const BRACKET_EXTENSIONS = 3;
 /** Pairs a bracket holds beyond those it must (its density is a guess). */
 const BRACKET_SLACK = 64;
 /** Insertion moves a point, past which a cut is sorted from scratch (see insertToCut). */
@@ -414,7 +421,10 @@ function senSlope(scratch: KendallScratch, equalXRuns: boolean, decreasing: numb
  * says which way the ranks lie and how far. The bracket's far end is placed that many pairs
  * away at the density of slopes seen around the cut, and the slopes between are listed from
  * the first cut's order, upwards or downwards (a second cut only when the two middle ranks lie
- * on both sides of the first). A bracket that falls short is widened at the density it found.
+ * on both sides of the first). The far end is placed for about as many pairs as the ranks
+ * need (a listing costs more per pair than one more step): a listing that falls short is
+ * taken on from its cut at the density it found, and one that still misses is listed again,
+ * wider.
  */
 function selectSlopes(scratch: KendallScratch, low: number, high: number, side: number): void {
   const { state } = scratch;
@@ -438,7 +448,7 @@ function selectSlopes(scratch: KendallScratch, low: number, high: number, side: 
   const needed = straddles ? 2 : anchor <= low ? high + 1 - anchor : anchor - low;
   const wanted = 1.5 * needed + BRACKET_SLACK;
   const density = state.density > 0 ? state.density : fallbackDensity(scratch);
-  let width = wanted / density;
+  let width = ((straddles ? 1.5 : FIRST_BRACKET) * needed + BRACKET_SLACK) / density;
   // A guessed density (the cut was sorted, not reached by insertion) can be far too low on a
   // strongly trending series, whose slopes crowd around the pivot: a listing that overruns is
   // stopped and the bracket narrowed, down to the cuts' own margins, where ties must be listed.
@@ -459,6 +469,19 @@ function selectSlopes(scratch: KendallScratch, low: number, high: number, side: 
       state.upperBound = anchorUpper;
       inside = downCut(scratch, Math.max(firstLo, pivot - width), side, limit);
       below = anchor - inside;
+    }
+    // Short of the ranks on its far side: the listing goes on from its cut, at the density
+    // it found, rather than again from the first cut.
+    for (let more = 0; !straddles && inside <= limit && more < BRACKET_EXTENSIONS; more++) {
+      const up = anchor <= low;
+      const missing = up ? high + 1 - (below + inside) : below - low;
+      if (missing <= 0 || width >= (up ? firstHi - pivot : pivot - firstLo)) break;
+      const found = inside / width;
+      width += (FIRST_BRACKET * missing + BRACKET_SLACK) / (found > 0 ? found : density);
+      inside = up
+        ? upperCut(scratch, Math.min(firstHi, pivot + width), side, limit, inside)
+        : downCut(scratch, Math.max(firstLo, pivot - width), side, limit, inside);
+      if (!up) below = anchor - inside;
     }
     if (inside > limit) {
       width = Math.max(floor, (width * wanted) / limit);
@@ -592,7 +615,7 @@ function lowerCut(scratch: KendallScratch, lo: number, side: number): number {
  * ≥ state.upperBound. On side −1 a cut at or over 0 is made exactly at 0, putting above every
  * slope ≥ 0. Past `limit` pairs it stops, returning more than limit.
  */
-function upperCut(scratch: KendallScratch, hi: number, side: number, limit: number): number {
+function upperCut(scratch: KendallScratch, hi: number, side: number, limit: number, listed?: number): number {
   const { state } = scratch;
   let t = hi + cutMargin(state, hi);
   state.upperBound = hi;
@@ -601,7 +624,7 @@ function upperCut(scratch: KendallScratch, hi: number, side: number, limit: numb
     t = 0;
     state.upperBound = 0;
   }
-  return listCandidates(scratch, t, limit);
+  return listCandidates(scratch, t, limit, listed);
 }
 
 /**
@@ -610,7 +633,7 @@ function upperCut(scratch: KendallScratch, hi: number, side: number, limit: numb
  * below have slopes ≤ state.lowerBound. On side 1 a cut at or under 0 is made exactly at 0,
  * putting below every slope ≤ 0. Past `limit` pairs it stops, returning more than limit.
  */
-function downCut(scratch: KendallScratch, lo: number, side: number, limit: number): number {
+function downCut(scratch: KendallScratch, lo: number, side: number, limit: number, listed?: number): number {
   const { state } = scratch;
   let t = lo - cutMargin(state, lo);
   state.lowerBound = lo;
@@ -619,7 +642,7 @@ function downCut(scratch: KendallScratch, lo: number, side: number, limit: numbe
     t = 0;
     state.lowerBound = 0;
   }
-  return listCandidates(scratch, t, limit);
+  return listCandidates(scratch, t, limit, listed);
 }
 
 /**
@@ -630,8 +653,10 @@ function downCut(scratch: KendallScratch, lo: number, side: number, limit: numbe
  * count so far (more than limit); more than the candidates hold within the limit throws
  * CandidatesOverflow (heavy ties only).
  */
-function listCandidates(scratch: KendallScratch, t: number, limit: number): number {
-  const count = scratch.long.listCrossings(t, scratch.state.segments, limit);
+function listCandidates(scratch: KendallScratch, t: number, limit: number, listed?: number): number {
+  const { long, state } = scratch;
+  const count =
+    listed === undefined ? long.listCrossings(t, state.segments, limit) : long.extendCrossings(t, state.segments, limit, listed);
   if (count > scratch.long.candidates.length && count <= limit) throw new CandidatesOverflow(count);
   return count;
 }

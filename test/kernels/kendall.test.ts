@@ -340,6 +340,41 @@ describe("KendallKernel", () => {
     }
   });
 
+  it("takes a listing on to a further cut: the pairs between the first cut and the last, each once, upwards and downwards, with ties", () => {
+    for (let trial = 0; trial < 40; trial++) {
+      const n = 20 + Math.floor(random() * 200);
+      // Half the trials on values of a few levels: pairs of equal slope, some at a cut.
+      const y = Array.from({ length: n }, () => (trial % 2 === 0 ? 5 * random() : Math.round(8 * random()) / 4));
+      const cuts = [0, 1, 2].map(() => (random() - 0.5) * 0.1).sort((a, b) => a - b);
+      const [t0, t1, t2] = trial % 4 < 2 ? cuts : cuts.reverse();
+      const between = (lo: number, hi: number) => {
+        const slopes: number[] = [];
+        for (let i = 0; i < n; i++)
+          for (let j = i + 1; j < n; j++) {
+            const slope = (y[j] - y[i]) / (j - i);
+            if (slope > lo && slope < hi) slopes.push(slope);
+          }
+        return slopes.sort((a, b) => a - b);
+      };
+      // Cuts at no pair's slope (a pair at a cut is on one side or the other, by its ties' order).
+      const atSlope = [t0, t1, t2].some((t) => between(t - 1e-12, t + 1e-12).length > 0);
+      if (atSlope) continue;
+      const k = seriesAt(y, t0, n * n);
+      const first = k.listCrossings(t1, 1, Infinity);
+      const all = k.extendCrossings(t2, 1, Infinity, first);
+      const expected = between(Math.min(t0, t2), Math.max(t0, t2));
+      assert.equal(all, expected.length, `trial ${trial}`);
+      // Listed downwards, a pair of equal y has the slope −0: the same slope.
+      const listed = (count: number) => [...k.candidates.subarray(0, count)].map((v) => v + 0).sort((a, b) => a - b);
+      assert.deepEqual(listed(all), expected);
+      assert.deepEqual(listed(first), between(Math.min(t0, t1), Math.max(t0, t1)));
+      // Past the limit (on the count of all) it stops likewise, saying more than the limit.
+      const again = seriesAt(y, t0, n * n);
+      again.listCrossings(t1, 1, Infinity);
+      if (expected.length > first + 1) assert.ok(again.extendCrossings(t2, 1, first + 1, first) > first + 1);
+    }
+  });
+
   it("selects ranks and medians: odd, even, duplicates, and long series against a sort", () => {
     const median = (values: number[]) => {
       const k = new KendallKernel(0, values.length);
