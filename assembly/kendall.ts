@@ -631,9 +631,9 @@ export function listCrossings(t: f64, segments: i32, limit: f64): f64 {
  * The listing of the last listCrossings (or extendCrossings) taken on from its cut to t:
  * the copy re-sorted by its keys at t, the slopes of the pairs this reverses listed after the
  * `listed` there already. Returns the count of all of them (stopping, likewise, past
- * `limit`). The pairs between the first cut and t are those listed, each once: a pair whose
- * order differs between the two ends is reversed in one step or the other, and one whose
- * order does not lies outside both steps' cuts.
+ * `limit`). Those listed are the pairs a listing from the first cut to t would list, each
+ * once: the cuts lie far apart against the keys' rounding, so a pair's order is uncertain at
+ * one cut at most and changes once on the way, in one step or the other.
  */
 export function extendCrossings(t: f64, segments: i32, limit: f64, listed: f64): f64 {
   return crossingsTo(t, segments, limit, <i64>listed, false);

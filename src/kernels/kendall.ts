@@ -184,9 +184,9 @@ export class KendallKernel {
 
   /**
    * Takes the last listing (of `listed` slopes, not stopped by its limit) on from its cut to
-   * the cut at t, further the same way: the slopes of the pairs whose order differs between the two
-   * cuts are put after them, as far as they fit. Returns the count of all, likewise stopping
-   * past `limit`. With listCrossings to t1 first, the same pairs as listCrossings to t.
+   * the cut at t, further the same way: the slopes of the pairs whose order differs between
+   * the two cuts are put after them, as far as they fit. Returns the count of all, likewise
+   * stopping past `limit`. After listCrossings to t1, the pairs listCrossings to t lists.
    */
   extendCrossings(t: number, segments: number, limit: number, listed: number): number {
     return this.kernel.extendCrossings(t, segments, limit, listed);
