@@ -215,36 +215,11 @@ describe("KendallKernel", () => {
       for (const at of [0, 1, 2, 5, n - 2, n - 1]) {
         const x = Array.from({ length: n }, (_, i) => i);
         const y = Array.from({ length: n }, (_, i) => Math.sin(i));
-        for (const bad of [NaN, Infinity, -Infinity]) {
-          assert.equal(
-            summarize(
-              x,
-              y.map((v, i) => (i === at ? bad : v)),
-              [[0, n]],
-            ),
-            null,
-            `n ${n}: y ${bad} at ${at}`,
-          );
-          assert.equal(
-            summarize(
-              x.map((v, i) => (i === at ? bad : v)),
-              y,
-              [[0, n]],
-            ),
-            null,
-            `n ${n}: x ${bad} at ${at}`,
-          );
-        }
-        if (at > 0)
-          assert.equal(
-            summarize(
-              x.map((v, i) => (i === at ? v - 1.5 : v)),
-              y,
-              [[0, n]],
-            ),
-            null,
-            `n ${n}: x steps back at ${at}`,
-          );
+        const withAt = (values: number[], v: number) => values.map((w, i) => (i === at ? v : w));
+        const cases: [string, number[], number[]][] = [];
+        for (const bad of [NaN, Infinity, -Infinity]) cases.push([`y ${bad}`, x, withAt(y, bad)], [`x ${bad}`, withAt(x, bad), y]);
+        if (at > 0) cases.push(["x stepping back", withAt(x, at - 1.5), y]);
+        for (const [what, xs, ys] of cases) assert.equal(summarize(xs, ys, [[0, n]]), null, `n ${n}: ${what} at ${at}`);
       }
     }
   });
