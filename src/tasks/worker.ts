@@ -25,7 +25,7 @@ export async function runTask(task: string, options: Json, ctx: TaskContext): Pr
     threads: ctx.threads,
     localShards: ctx.localShards,
     fanOut: (count, payload, span) => ctx.fanOut(count, payload as Json, span),
-    warmShards: ctx.warmShards && ((count) => ctx.warmShards!(count)),
+    warmShards: ctx.warmShards?.bind(ctx),
   });
   // What publishing records for quotas, measured here where blocking holds up nobody: on the
   // main thread it was the walk of thousands of files between the run's end and Succeeded.
