@@ -445,11 +445,14 @@ function selectSlopes(scratch: KendallScratch, low: number, high: number, side: 
   const anchorLower = state.lowerBound;
   const anchorUpper = state.aboveLowerCut;
   const straddles = anchor > low && high >= anchor;
-  // Pairs to list at least, and a first guess of the slope width that holds them.
-  const needed = straddles ? 2 : anchor <= low ? high + 1 - anchor : anchor - low;
+  // Otherwise the ranks lie above the first cut (listed upwards from it) or below.
+  const up = anchor <= low;
+  // Pairs to list at least, and a first guess of the slope width that holds them (a
+  // straddled cut is cut again on both sides, with nothing to take on: the wider guess).
+  const needed = straddles ? 2 : up ? high + 1 - anchor : anchor - low;
   const wanted = 1.5 * needed + BRACKET_SLACK;
   const density = state.density > 0 ? state.density : fallbackDensity(scratch);
-  let width = ((straddles ? 1.5 : FIRST_BRACKET) * needed + BRACKET_SLACK) / density;
+  let width = (straddles ? wanted : FIRST_BRACKET * needed + BRACKET_SLACK) / density;
   // A guessed density (the cut was sorted, not reached by insertion) can be far too low on a
   // strongly trending series, whose slopes crowd around the pivot: a listing that overruns is
   // stopped and the bracket narrowed, down to the cuts' own margins, where ties must be listed.
@@ -463,7 +466,7 @@ function selectSlopes(scratch: KendallScratch, low: number, high: number, side: 
     if (straddles) {
       below = lowerCut(scratch, Math.max(firstLo, pivot - width), side);
       inside = upperCut(scratch, Math.min(firstHi, pivot + width), side, limit);
-    } else if (anchor <= low) {
+    } else if (up) {
       state.lowerBound = anchorLower;
       inside = upperCut(scratch, Math.min(firstHi, pivot + width), side, limit);
     } else {
@@ -474,7 +477,6 @@ function selectSlopes(scratch: KendallScratch, low: number, high: number, side: 
     // Short of the ranks on its far side: the listing goes on from its cut, at the density
     // it found, rather than again from the first cut.
     for (let more = 0; !straddles && inside <= limit && more < BRACKET_EXTENSIONS; more++) {
-      const up = anchor <= low;
       const missing = up ? high + 1 - (below + inside) : below - low;
       if (missing <= 0 || width >= (up ? firstHi - pivot : pivot - firstLo)) break;
       const found = inside / width;
