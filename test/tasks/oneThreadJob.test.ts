@@ -1,10 +1,12 @@
 /**
  * A job of one thread keeps to it (tasks/common.ts): its chunks are encoded and written on
  * its own thread, so the chunk encoder's thread is never started; a job of two threads
- * starts it. Both write the same anomalies. A streamed z-score on a record-a-step NetCDF
- * file, its shards run in this thread (test/helpers/runContext.ts).
+ * starts it. Both write numpy's z-scores (test/golden/analysis/anomaly.json, case
+ * zscore_all_ocean), and the same bits. A streamed z-score on a record-a-step NetCDF file,
+ * its shards run in this thread (test/helpers/runContext.ts).
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,17 +18,31 @@ import { anomalyTask } from "../../src/tasks/anomaly.js";
 import { fakeRunContext } from "../helpers/runContext.js";
 import { fixtureEnv } from "../helpers/subsetCases.js";
 
+interface Sample {
+  index: Record<string, number>;
+  row: number;
+  col: number;
+  value: number | null;
+}
+const GOLDEN = JSON.parse(readFileSync(new URL("../golden/analysis/anomaly.json", import.meta.url), "utf8")) as {
+  name: string;
+  params: Record<string, string>;
+  samples: Sample[];
+}[];
+const CASE = GOLDEN.find((c) => c.name === "zscore_all_ocean")!;
+
 let dir = "";
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), "strata-one-thread-"));
 });
 after(() => rm(dir, { recursive: true, force: true }));
 
-const ZSCORE = { inputMultidimensionalRaster: '{"uri":"ocean_atlas_subset.nc"}', method: "Z_SCORE", calculationInterval: "ALL" };
-
-/** The z-score on `threads` threads, its shards local (16-pixel tiles: the walk streams); its values. */
+/** The z-score on `threads` threads, its shards local (16-pixel tiles: the walk streams); its values, and numpy's samples checked. */
 async function zScore(threads: number): Promise<Float32Array> {
-  const { options } = await anomalyTask.parse({ outputName: '{"serviceProperties":{"name":"out"}}', ...ZSCORE }, fixtureEnv);
+  const { options } = await anomalyTask.parse(
+    { inputMultidimensionalRaster: '{"uri":"ocean_atlas_subset.nc"}', outputName: '{"serviceProperties":{"name":"out"}}', ...CASE.params },
+    fixtureEnv,
+  );
   const dataDir = join(dir, String(threads));
   const { ctx, messages } = fakeRunContext(dataDir, undefined, { task: anomalyTask, threads, local: true });
   const { datasetId } = await anomalyTask.run({ ...options, tile: 16 }, ctx);
@@ -38,18 +54,24 @@ async function zScore(threads: number): Promise<Float32Array> {
   try {
     const v = cube.variables[0];
     const slab = await v.read({ dims: v.dimensions.map((d) => [0, d.values.length] as const) });
+    for (const s of CASE.samples) {
+      const at = [...v.dimensions.map((d) => s.index[d.name]), s.row, s.col].reduce((off, i, k) => off * slab.shape[k] + i, 0);
+      const got = slab.data[at];
+      const where = `${threads} thread(s), ${JSON.stringify(s.index)} row ${s.row} col ${s.col}`;
+      if (s.value === null) assert.ok(Number.isNaN(got), `${where}: expected nodata, got ${got}`);
+      else assert.ok(Math.abs(got - s.value) <= 1e-5 * Math.abs(s.value), `${where}: expected ${s.value}, got ${got}`);
+    }
     return slab.data as Float32Array;
   } finally {
     await cube.close();
   }
 }
 
-it("encodes a one-thread job's chunks on its thread, starting no encoder thread; two threads start it", async () => {
+it("encodes a one-thread job's chunks on its thread, starting no encoder thread; two threads start it; both as numpy", async () => {
   const one = await zScore(1);
   assert.equal(encoderThreadStarted(), false, "a job of one thread started the encoder's thread");
   const two = await zScore(2);
   assert.equal(encoderThreadStarted(), true);
   assert.equal(one.length, two.length);
-  assert.ok(one.some((x) => Number.isFinite(x) && x !== 0));
   for (let i = 0; i < one.length; i++) if (!Object.is(one[i], two[i])) assert.fail(`value ${i}: ${one[i]} vs ${two[i]}`);
 });
