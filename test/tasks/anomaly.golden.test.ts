@@ -10,7 +10,7 @@
  *   bash scripts/fixtures.sh && /tmp/v/bin/python scripts/goldens/make_analysis_goldens.py
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,19 +22,11 @@ import { openCube, openLocation } from "../../src/io/open.js";
 import { type AnomalyOptions, anomalyTask, writeAnomaly } from "../../src/tasks/anomaly.js";
 import { chooseAnomalyWalk } from "../../src/tasks/anomalyStreaming.js";
 import type { ParseEnv } from "../../src/tasks/types.js";
+import { ANOMALY_CASES, type AnomalyCase, assertSamples } from "../helpers/anomalyGolden.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const SHARE = "/fileShares/golden/";
 const GOLDEN = fileURLToPath(new URL("../golden/analysis/", import.meta.url));
-
-interface AnomalyCase {
-  name: string;
-  file: string;
-  params: Record<string, string>;
-  samples: { variable: string; index: Record<string, number>; row: number; col: number; value: number | null }[];
-}
-
-const CASES = JSON.parse(readFileSync(join(GOLDEN, "anomaly.json"), "utf8")) as AnomalyCase[];
 
 const env: ParseEnv = {
   resolveInput: async (descriptor) => {
@@ -55,13 +47,13 @@ describe("Anomaly output against numpy (golden cases written to Zarr)", () => {
   });
 
   it("the goldens cover every method and calculation interval", () => {
-    const methods = new Set(CASES.map((c) => c.params.method));
-    const intervals = new Set(CASES.map((c) => c.params.calculationInterval));
+    const methods = new Set(ANOMALY_CASES.map((c) => c.params.method));
+    const intervals = new Set(ANOMALY_CASES.map((c) => c.params.calculationInterval));
     assert.equal(methods.size, 7);
     assert.equal(intervals.size, 7);
   });
 
-  for (const c of CASES) it(c.name, () => checkCase(dir, c));
+  for (const c of ANOMALY_CASES) it(c.name, () => checkCase(dir, c));
 });
 
 /** Stored as daily products ship (scripts/goldens/make_chunked_copies.py): the same values, so the same goldens. */
@@ -79,7 +71,7 @@ describe("Anomaly output against numpy, NetCDF-4 one time step per chunk (the st
     await rm(dir, { recursive: true, force: true });
   });
 
-  const cases = CASES.filter((c) => c.file in CHUNKED_COPIES);
+  const cases = ANOMALY_CASES.filter((c) => c.file in CHUNKED_COPIES);
   it("covers every method and calculation interval", () => {
     assert.equal(new Set(cases.map((c) => c.params.method)).size, 7);
     assert.equal(new Set(cases.map((c) => c.params.calculationInterval)).size, 7);
@@ -152,15 +144,7 @@ async function checkCase(dir: string, c: AnomalyCase, tileBudgetBytes?: number):
     for (const s of c.samples) {
       const v = out.variables.find((x) => x.name === s.variable)!;
       if (!whole.has(v.name)) whole.set(v.name, await v.read());
-      const slab = whole.get(v.name)!;
-      const at = [...v.dimensions.map((d) => s.index[d.name]), s.row, s.col];
-      const got = slab.data[at.reduce((off, i, k) => off * slab.shape[k] + i, 0)];
-      const where = `${s.variable} ${JSON.stringify(s.index)} row ${s.row} col ${s.col}`;
-      if (s.value === null) assert.ok(Number.isNaN(got), `${where}: expected nodata, got ${got}`);
-      else {
-        assert.ok(!Number.isNaN(got), `${where}: expected ${s.value}, got nodata`);
-        assert.ok(Math.abs(got - s.value) <= 1e-5 * Math.abs(s.value), `${where}: expected ${s.value}, got ${got}`);
-      }
+      assertSamples(v, whole.get(v.name)!, [s]);
     }
   } finally {
     await out.close();

@@ -6,7 +6,6 @@
  * its shards run in this thread (test/helpers/runContext.ts).
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,21 +14,11 @@ import { encoderThreadStarted } from "../../src/io/chunkEncoder.js";
 import { openCube } from "../../src/io/open.js";
 import { openRasterStore } from "../../src/store/rasterStore.js";
 import { anomalyTask } from "../../src/tasks/anomaly.js";
+import { ANOMALY_CASES, assertSamples } from "../helpers/anomalyGolden.js";
 import { fakeRunContext } from "../helpers/runContext.js";
 import { fixtureEnv } from "../helpers/subsetCases.js";
 
-interface Sample {
-  index: Record<string, number>;
-  row: number;
-  col: number;
-  value: number | null;
-}
-const GOLDEN = JSON.parse(readFileSync(new URL("../golden/analysis/anomaly.json", import.meta.url), "utf8")) as {
-  name: string;
-  params: Record<string, string>;
-  samples: Sample[];
-}[];
-const CASE = GOLDEN.find((c) => c.name === "zscore_all_ocean")!;
+const CASE = ANOMALY_CASES.find((c) => c.name === "zscore_all_ocean")!;
 
 let dir = "";
 before(async () => {
@@ -54,13 +43,7 @@ async function zScore(threads: number): Promise<Float32Array> {
   try {
     const v = cube.variables[0];
     const slab = await v.read({ dims: v.dimensions.map((d) => [0, d.values.length] as const) });
-    for (const s of CASE.samples) {
-      const at = [...v.dimensions.map((d) => s.index[d.name]), s.row, s.col].reduce((off, i, k) => off * slab.shape[k] + i, 0);
-      const got = slab.data[at];
-      const where = `${threads} thread(s), ${JSON.stringify(s.index)} row ${s.row} col ${s.col}`;
-      if (s.value === null) assert.ok(Number.isNaN(got), `${where}: expected nodata, got ${got}`);
-      else assert.ok(Math.abs(got - s.value) <= 1e-5 * Math.abs(s.value), `${where}: expected ${s.value}, got ${got}`);
-    }
+    assertSamples(v, slab, CASE.samples, `${threads} thread(s): `);
     return slab.data as Float32Array;
   } finally {
     await cube.close();
