@@ -9,6 +9,7 @@ import { type Statistics, mergeStatistics } from "../analysis/statistics.js";
 import type { BlockSink } from "../analysis/subset.js";
 import type { Cube } from "../cube/types.js";
 import { encoderOnThisThread } from "../io/chunkEncoder.js";
+import { fetchChunksAside } from "../io/hdf5/chunkFetcher.js";
 import { type BlockWriter, type CubeSpec, type OutputCompression, TILE, createZarrWriter, openBlockWriter } from "../io/zarrWrite.js";
 import { openRasterStore } from "../store/rasterStore.js";
 import { type Scratch, scratchIn } from "../store/scratch.js";
@@ -89,6 +90,13 @@ export interface OpenedInput {
      * CORES_PER_STREAM cores.
      */
     readonly streamed?: readonly number[];
+    /**
+     * Streamed passes that write little while they read (a trend's sums), so that a thread
+     * the job has to spare for them reads and inflates their chunks (io/hdf5/chunkFetcher.ts)
+     * while their own computes. Not those that write as they read (an anomaly's first pass
+     * keeps its input): that thread's core is the writing's, and fetching there was slower.
+     */
+    readonly fetchAside?: readonly number[];
   };
   /**
    * Do this share of pass `walk.pass`: earlier passes leave their results in `walk.scratch`,
@@ -120,6 +128,8 @@ interface ShardPayload<O> {
   readonly options: O;
   readonly path: string;
   readonly pass: number;
+  /** Whether the shard's thread fetches its chunks aside (passFetchesAside). */
+  readonly fetchAside?: boolean;
 }
 
 /**
@@ -148,20 +158,23 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
           const encoder = oneThread ? encoderOnThisThread() : undefined;
           const writer = await createZarrWriter(path, spec, { compression: options.compression, encoder });
           const threadsFor = passThreads(input.walk, threads, ctx.localShards === true);
+          const asideFor = passFetchesAside(input.walk, threads, threadsFor);
           // The threads a later pass fans out to start while the first runs.
           const widest = Math.max(...Array.from({ length: input.walk?.passes ?? 1 }, (_, pass) => threadsFor(pass)));
           if (widest > 1 && threadsFor(0) === 1) ctx.warmShards?.(widest - 1);
           if (input.walk) ctx.message("esriJobMessageTypeInformative", input.walk.note);
-          if (threads > 1) ctx.message("esriJobMessageTypeInformative", threadsNote(input.walk, threads, threadsFor));
+          if (threads > 1) ctx.message("esriJobMessageTypeInformative", threadsNote(input.walk, threads, threadsFor, asideFor));
           // Shard 0 runs on this thread: it uses this input rather than opening another.
           const takeBack = lendInput(task, inputKey(options, path), input);
           const stats = await drained(writer, () =>
             walkPasses(input, scratchIn(path, { onThisThread: oneThread }), threadsFor, {
-              alone: (walk) => flushed(writer, input.compute(writer, { ...walk, signal: ctx.signal })),
+              alone: (walk) =>
+                fetchingAside(asideFor(walk.pass), () => flushed(writer, input.compute(writer, { ...walk, signal: ctx.signal }))),
               shards: async (pass, span, threads) => {
                 // Shards report percentages only: the pass's message stays until the next.
                 ctx.progress(span[0], passMessage(description, pass, input.walk?.passes ?? 1));
-                const parts = (await ctx.fanOut(threads, { options, path, pass } satisfies ShardPayload<O>, span)) as StatisticsJson[];
+                const payload = { options, path, pass, fetchAside: asideFor(pass) } satisfies ShardPayload<O>;
+                const parts = (await ctx.fanOut(threads, payload, span)) as StatisticsJson[];
                 // Every key the shards answered (a trend's per-band statistics too), and every variable.
                 const names = new Set([...spec.variables.map((v) => v.name), ...parts.flatMap((p) => Object.keys(p))]);
                 return new Map([...names].map((name) => [name, mergeStatistics(parts.map((p) => p[name] ?? undefined))]));
@@ -177,7 +190,7 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
       }
     },
     async runShard(payload, ctx) {
-      const { options, path, pass } = payload as ShardPayload<O>;
+      const { options, path, pass, fetchAside } = payload as ShardPayload<O>;
       // The job's input as the last pass on this thread left it open (inputCache.ts).
       const { input, release } = await borrowInput(task, inputKey(options, path), () => task.open(options));
       let reusable = false;
@@ -185,7 +198,7 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
         const share = { index: ctx.index, count: ctx.count };
         const walk = { signal: ctx.signal, onProgress: ctx.progress, share, pass, scratch: scratchIn(path) };
         const writer = await openBlockWriter(path);
-        const stats = await drained(writer, () => input.compute(writer, walk));
+        const stats = await fetchingAside(fetchAside === true, () => drained(writer, () => input.compute(writer, walk)));
         reusable = true;
         return Object.fromEntries([...stats].map(([name, s]) => [name, s ?? null])) satisfies StatisticsJson;
       } finally {
@@ -309,15 +322,51 @@ function passThreads(walk: OpenedInput["walk"], threads: number, local: boolean)
   return (pass) => (walk?.alone?.includes(pass) ? 1 : walk?.streamed?.includes(pass) ? streamThreads : threads);
 }
 
+/**
+ * Whether a pass's threads fetch their chunks aside (OpenedInput.walk.fetchAside): when it
+ * may and the job has a thread to spare for each of them.
+ */
+function passFetchesAside(walk: OpenedInput["walk"], threads: number, threadsFor: (pass: number) => number): (pass: number) => boolean {
+  return (pass) => (walk?.fetchAside?.includes(pass) ?? false) && 2 * threadsFor(pass) <= threads;
+}
+
+/** `work` with this thread's HDF5 chunks fetched aside when `aside` (io/hdf5/chunkFetcher.ts), as before after. */
+async function fetchingAside<T>(aside: boolean, work: () => Promise<T>): Promise<T> {
+  if (!aside) return work();
+  fetchChunksAside(true);
+  try {
+    return await work();
+  } finally {
+    fetchChunksAside(false);
+  }
+}
+
 /** The job's message on its threads, saying which passes take fewer and why. */
-function threadsNote(walk: OpenedInput["walk"], threads: number, threadsFor: (pass: number) => number): string {
+function threadsNote(
+  walk: OpenedInput["walk"],
+  threads: number,
+  threadsFor: (pass: number) => number,
+  asideFor: (pass: number) => boolean,
+): string {
   const fewer = (walk?.streamed ?? []).filter((pass) => threadsFor(pass) < threads);
   if (fewer.length === 0) return `Working on ${threads} threads.`;
   const n = threadsFor(fewer[0]);
   const why = `a pass streaming the input keeps about ${CORES_PER_STREAM} cores busy a thread (reading and inflating; encoding and writing on helper threads)`;
+  const aside = fewer.filter(asideFor);
+  const asideNote =
+    aside.length === 0
+      ? ""
+      : ` ${passList(aside, walk!.passes)}: a thread beside each reads and inflates its HDF5 chunks while it computes (it writes little meanwhile).`;
   const passes = Array.from({ length: walk!.passes }, (_, pass) => pass);
-  if (passes.every((pass) => threadsFor(pass) <= n)) return `Working on ${n} thread${n > 1 ? "s" : ""} of the ${threads} allowed: ${why}.`;
-  return `Working on ${threads} threads, pass${fewer.length > 1 ? "es" : ""} ${fewer.map((pass) => pass + 1).join(" and ")} on ${n}: ${why}.`;
+  if (passes.every((pass) => threadsFor(pass) <= n))
+    return `Working on ${n} thread${n > 1 ? "s" : ""} of the ${threads} allowed: ${why}.${asideNote}`;
+  return `Working on ${threads} threads, pass${fewer.length > 1 ? "es" : ""} ${fewer.map((pass) => pass + 1).join(" and ")} on ${n}: ${why}.${asideNote}`;
+}
+
+/** "Pass 1", "Passes 1 and 2", or "The pass" of a one-pass walk. */
+function passList(passes: readonly number[], of: number): string {
+  if (of === 1) return "The pass";
+  return `Pass${passes.length > 1 ? "es" : ""} ${passes.map((pass) => pass + 1).join(" and ")}`;
 }
 
 /** What a job is doing during a pass: the task's description, and which pass when there are several. */

@@ -96,6 +96,8 @@ export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<
         : chosen.note,
       alone: [write],
       streamed: residuals ? [0, 1] : [0],
+      // Its sums (and residuals) write nothing while they read: a spare thread inflates their chunks.
+      fetchAside: residuals ? [0, 1] : [0],
       shares: chosen.shares,
     },
     async compute(sink, walk) {

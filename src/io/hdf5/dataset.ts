@@ -10,7 +10,8 @@ import { inLanes } from "../../cube/inLanes.js";
 import { readHyperslab } from "../hyperslab.js";
 import { type WindowRead, arrayToFill, typedArrayFor } from "../raw.js";
 import { type StoredChunk, storedChunks } from "./chunkIndex.js";
-import { decodeChunk, unsupportedFilter } from "./filters.js";
+import { type Fetched, chunkFetcher } from "./chunkFetcher.js";
+import { FilterId, INFLATE_SLACK, decodeChunk, unsupportedFilter } from "./filters.js";
 import type { ReversedRows } from "../../kernels/arena.js";
 import { flipRows } from "../flipRows.js";
 import {
@@ -231,6 +232,14 @@ class Dataset implements Hdf5Dataset {
 
   /** A stored chunk read on its own and decoded. */
   private async readStored(stored: StoredChunk, into?: Uint8Array, reversed?: ReversedRows): Promise<Uint8Array> {
+    const fetcher = this.inflatesAside(stored) ? chunkFetcher(stored.size) : undefined;
+    if (fetcher)
+      return this.readAside(
+        stored,
+        (fd, position) => fetcher.fetch(fd, position, stored.size, this.chunkBytes + INFLATE_SLACK),
+        into,
+        reversed,
+      );
     // Stored bytes are read into a buffer of the dataset's own, reused once decoded: a fresh
     // one per chunk was garbage the collector and the kernel then paid for.
     const i = this.readBuffers.findIndex((b) => b.length >= stored.size);
@@ -249,6 +258,43 @@ class Dataset implements Hdf5Dataset {
       return into;
     } finally {
       if (this.readBuffers.length < CONCURRENT_CHUNKS) this.readBuffers.push(buffer);
+    }
+  }
+
+  /** Whether the chunk fetcher may read and inflate this chunk: one whose decoding starts with the inflate. */
+  private inflatesAside(stored: StoredChunk): boolean {
+    const filters = this.filters;
+    return (
+      stored.filterMask === 0 &&
+      filters.length > 0 &&
+      filters[filters.length - 1].id === FilterId.deflate &&
+      !(
+        this.layout.class === "chunked" &&
+        this.layout.unfilteredEdges &&
+        stored.coords.some((c, d) => (c + 1) * this.chunkShape[d] > this.shape[d])
+      )
+    );
+  }
+
+  /** A chunk read and inflated on the fetcher's thread (chunkFetcher.ts), its other filters undone here. */
+  private async readAside(
+    stored: StoredChunk,
+    fetch: (fd: number, position: number) => Promise<Fetched>,
+    into?: Uint8Array,
+    reversed?: ReversedRows,
+  ): Promise<Uint8Array> {
+    const { bytes, release } = await this.source.readAside(stored.address, stored.size, fetch);
+    this.chunkReadCalls++;
+    this.chunksRead++;
+    try {
+      const decoded = decodeChunk(bytes, this.filters.slice(0, -1), 0, this.chunkBytes, this.type.size, into, reversed);
+      // Decoded where the fetcher inflated it (no filter after the inflate): copied out before that memory goes back.
+      if (decoded.buffer !== bytes.buffer) return decoded;
+      if (!into || into.length !== decoded.length) return new Uint8Array(decoded);
+      into.set(decoded);
+      return into;
+    } finally {
+      release();
     }
   }
 
@@ -272,7 +318,8 @@ class Dataset implements Hdf5Dataset {
     for (const coords of wanted) {
       const stored = map.get(this.linear(coords));
       if (!stored) unstored.push(coords);
-      else if (stored.size <= RUN_READ_BYTES / 4) small.push(stored);
+      // A chunk the fetcher inflates is read there, on its own.
+      else if (stored.size <= RUN_READ_BYTES / 4 && !(this.inflatesAside(stored) && chunkFetcher(stored.size))) small.push(stored);
       else runs.push([stored]);
     }
     small.sort((a, b) => a.address - b.address);

@@ -11,7 +11,7 @@ import type { Filter } from "./messages.js";
 import { Hdf5FormatError, Hdf5UnsupportedError } from "./source.js";
 
 /** Bytes a deflated chunk may hold beyond its values (a checksum filtered after it). */
-const INFLATE_SLACK = 1024;
+export const INFLATE_SLACK = 1024;
 
 export const FilterId = { deflate: 1, shuffle: 2, fletcher32: 3 } as const;
 const SUPPORTED = new Set<number>(Object.values(FilterId));

@@ -43,7 +43,7 @@ export async function openHdf5Chunks(path: string): Promise<Hdf5File> {
         }
         return dataset;
       },
-      close: () => handle.close(),
+      close: () => source.close(),
     };
   } catch (e) {
     await handle.close();

@@ -20,10 +20,41 @@ export class Hdf5Source {
   lengthSize = 8;
   baseAddress = 0;
 
+  /** Reads on other threads through this file's descriptor (chunkFetcher.ts), which close waits for. */
+  private readonly aside = new Set<Promise<unknown>>();
+  /** Closing or closed: the descriptor may not be handed to another thread (it may be reused once closed). */
+  private closing = false;
+
   constructor(
     private readonly handle: FileHandle,
     readonly fileSize: number,
   ) {}
+
+  /**
+   * `read(fd, position)` of `length` bytes at `address` on another thread, given this file's
+   * descriptor and the absolute position; the file stays open until it settles.
+   */
+  async readAside<T>(address: number, length: number, read: (fd: number, position: number) => Promise<T>): Promise<T> {
+    const position = this.baseAddress + address;
+    if (address < 0 || length < 0 || position + length > this.fileSize) {
+      throw new Hdf5FormatError(`HDF5 data at ${address} (+${length} bytes) lies outside the file`);
+    }
+    if (this.closing) throw new Error("The file was closed while it was being read.");
+    const reading = read(this.handle.fd, position);
+    this.aside.add(reading);
+    try {
+      return await reading;
+    } finally {
+      this.aside.delete(reading);
+    }
+  }
+
+  /** Close the file once no read on another thread uses it. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.allSettled([...this.aside]);
+    await this.handle.close();
+  }
 
   /** Exactly `length` bytes at `address` (relative to the base address). */
   async bytes(address: number, length: number): Promise<Buffer> {
