@@ -66,11 +66,12 @@ export async function accumulateUnit(
   const moments = new GroupMoments({ groups: G, pixels: P, withSd: plan.method === "Z_SCORE" }, { values, pixelType: v.pixelType });
   const nodata = v.nodata ?? NaN;
   const keep = plan.keepInput ? sink?.keepBlock?.bind(sink) : undefined;
-  await eachRun(v, runs, unit.dims, unit.band, { ...walk, arrays: (length) => moments.runArray(length) }, async (t0, slab) => {
+  await eachRun(v, runs, unit.dims, unit.band, { ...walk, arrays: (length) => moments.runArray(length) }, async (t0, slab, hold) => {
     moments.addRun(slab, groups, t0, nodata);
     if (keep) {
       const { start, shape } = unitBlock(v, unit, t0, slab.length / P);
-      await keep(v.name, start, { data: slab, shape });
+      // Kept while the next run is read: the run's array is not read into again until then.
+      hold(keep(v.name, start, { data: slab, shape }));
     }
   });
   return moments;

@@ -69,10 +69,12 @@ export interface RunWalk {
 /**
  * Hand `use` each of the share's runs of `v` over `band` (its values slice-major, and the
  * run's first StdTime index); `dims` fixes the other dimensions. The values are `use`'s only
- * until it resolves: their array is offered to the reader again for a later run (runs are
- * megabytes each, and a fresh array per run kept the collector and the kernel busy).
+ * until it resolves, or until what it gave `hold` settles (a write from their memory still in
+ * flight): their array is offered to the reader again for a later run (runs are megabytes
+ * each, and a fresh array per run kept the collector and the kernel busy). A hold that
+ * rejects fails the walk.
  * @example
- * await eachRun(v, runs, dims, band, { share }, async (t0, values) => { ... });
+ * await eachRun(v, runs, dims, band, { share }, async (t0, values, hold) => { ... hold(writeFrom(values)) });
  */
 export async function eachRun(
   v: Variable,
@@ -80,7 +82,7 @@ export async function eachRun(
   dims: readonly IndexRange[],
   band: Window,
   walk: RunWalk,
-  use: (t0: number, values: TypedArray) => Promise<void>,
+  use: (t0: number, values: TypedArray, hold: (until: Promise<unknown>) => void) => Promise<void>,
 ): Promise<void> {
   const { signal, share } = walk;
   const t = v.dimensions.findIndex((d) => d.name === STD_TIME);
@@ -101,18 +103,27 @@ export async function eachRun(
     return { p, own };
   };
   let next = mine.length > 0 ? read(mine[0]) : undefined;
+  /** What still reads the array of the run before (use's hold), which the next read may take. */
+  let held: Promise<unknown> = Promise.resolve();
   for (let i = 0; i < mine.length; i++) {
     signal?.throwIfAborted();
     const { p, own } = next!;
     const slab = await p;
+    await held;
     next = i + 1 < mine.length ? read(mine[i + 1]) : undefined;
     // Before this run's computing (synchronous, in a kernel): the next run's reads reach their
     // chunks' reads and fetches (io/hdf5/chunkFetcher.ts) only through several awaits, and a
     // fetch posted after the computing overlaps none of it (a LINEAR trend 1.5 s, not 2.0).
     await new Promise((resolve) => setImmediate(resolve));
-    await use(mine[i][0], slab.data);
+    let hold: Promise<unknown> = Promise.resolve();
+    await use(mine[i][0], slab.data, (until) => {
+      hold = Promise.all([hold, until]);
+      hold.catch(() => {}); // awaited in turn; never an unhandled rejection meanwhile
+    });
+    held = hold;
     if (own && slab.data.buffer === own.buffer) spare.push(own);
     else offer = false;
     walk.onProgress?.((i + 1) / total);
   }
+  await held;
 }

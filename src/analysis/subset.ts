@@ -20,7 +20,8 @@ export interface BlockSink {
   writeBlock(variable: string, start: readonly number[], slab: Slab, summaries?: ChunkSummaries): Promise<boolean | void>;
   /**
    * Keep `slab` for a later pass to read back with readKept; false when the sink cannot
-   * (then nothing was kept).
+   * (then nothing was kept). The caller leaves the slab's array alone until this resolves
+   * (the sink may write the block straight from it).
    */
   keepBlock?(variable: string, start: readonly number[], slab: Slab): Promise<boolean>;
   /**

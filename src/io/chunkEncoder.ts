@@ -46,6 +46,12 @@ export interface ChunkEncoder {
     fill: (buffer: ArrayBuffer) => void,
     how: ChunkPut,
   ): Promise<{ written: Promise<void>; summary?: Promise<unknown> }>;
+  /**
+   * `bytes`, in shared memory (a kernel's: kernels/arena.ts), written as they are as the file
+   * at `path` straight from there: no copy into a buffer of the encoder's. The caller leaves
+   * them alone until this settles (rejecting with chunkWriteFailure's error).
+   */
+  writeShared(path: string, bytes: Uint8Array<SharedArrayBuffer>): Promise<void>;
 }
 
 /**
@@ -71,7 +77,11 @@ export function encoderThreadStarted(): boolean {
 function startEncoder(): ChunkEncoder {
   let worker: Worker | undefined;
   let nextId = 0;
-  const pending = new Map<number, { length: number; resolve: () => void; reject: (e: Error) => void; summarized?: Settle<unknown> }>();
+  /** Chunks handed over, and writes from shared memory (`counted` false: they take no place, their caller holds the memory). */
+  const pending = new Map<
+    number,
+    { length: number; counted: boolean; resolve: () => void; reject: (e: Error) => void; summarized?: Settle<unknown> }
+  >();
   const free: ArrayBuffer[] = [];
   const waiting: (() => void)[] = [];
   let inHand = 0;
@@ -84,13 +94,14 @@ function startEncoder(): ChunkEncoder {
     const started = startModuleThread(import.meta.url, "chunkEncoderThread", undefined);
     started.on("message", ({ id, buffer, error, summary, summaryError }: EncodeAnswer) => {
       const request = pending.get(id)!;
-      const { length } = request;
       pending.delete(id);
-      if (free.length < IN_FLIGHT) free.push(buffer);
-      inHand--;
-      bytesInHand -= length;
+      if (request.counted) {
+        if (buffer && free.length < IN_FLIGHT) free.push(buffer);
+        inHand--;
+        bytesInHand -= request.length;
+        waiting.shift()?.();
+      }
       if (pending.size === 0) started.unref(); // idle: let the process exit
-      waiting.shift()?.();
       if (summaryError !== undefined) request.summarized?.reject(new Error(summaryError));
       else request.summarized?.resolve(summary);
       if (error) request.reject(chunkWriteFailure(error));
@@ -98,9 +109,11 @@ function startEncoder(): ChunkEncoder {
     });
     started.on("error", (e) => {
       // The chunks in hand are lost with the thread: fail their writers and free their places.
-      inHand -= pending.size;
       for (const request of pending.values()) {
-        bytesInHand -= request.length;
+        if (request.counted) {
+          inHand--;
+          bytesInHand -= request.length;
+        }
         request.reject(e);
         request.summarized?.reject(e);
       }
@@ -138,10 +151,20 @@ function startEncoder(): ChunkEncoder {
       let summarized: Settle<unknown> | undefined;
       const summary = summarize && new Promise<unknown>((resolve, reject) => (summarized = { resolve, reject }));
       const written = new Promise<void>((resolve, reject) => {
-        pending.set(id, { length: bytes, resolve, reject, summarized });
+        pending.set(id, { length: bytes, counted: true, resolve, reject, summarized });
         w.postMessage({ id, path, buffer, length: bytes, level, summarize, at } satisfies EncodeRequest, [buffer]);
       });
       return { written, summary };
+    },
+    writeShared(path, bytes) {
+      const id = nextId++;
+      const w = thread();
+      w.ref();
+      return new Promise<void>((resolve, reject) => {
+        pending.set(id, { length: bytes.length, counted: false, resolve, reject });
+        const shared = { buffer: bytes.buffer, offset: bytes.byteOffset };
+        w.postMessage({ id, path, shared, length: bytes.length, level: null } satisfies EncodeRequest);
+      });
     },
   };
 }
@@ -177,6 +200,13 @@ export function encoderOnThisThread(): ChunkEncoder {
         return { written: Promise.resolve(), summary };
       } catch (e) {
         return { written: Promise.reject(chunkWriteFailure(writeErrorCode(e))), summary };
+      }
+    },
+    async writeShared(path, bytes) {
+      try {
+        writeChunkFile(path, bytes);
+      } catch (e) {
+        throw chunkWriteFailure(writeErrorCode(e));
       }
     },
   };

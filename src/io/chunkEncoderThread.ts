@@ -11,7 +11,9 @@ import { loadZstd, zstdFrame } from "./zstdCodec.js";
 export interface EncodeRequest {
   readonly id: number;
   readonly path: string;
-  readonly buffer: ArrayBuffer;
+  /** The chunk, handed back with the answer; or where it is in shared memory, written from there as it is. */
+  readonly buffer?: ArrayBuffer;
+  readonly shared?: { readonly buffer: SharedArrayBuffer; readonly offset: number };
   readonly length: number;
   /** zstd's level; null writes the bytes as they are. */
   readonly level: number | null;
@@ -22,7 +24,7 @@ export interface EncodeRequest {
 
 export interface EncodeAnswer {
   readonly id: number;
-  readonly buffer: ArrayBuffer;
+  readonly buffer?: ArrayBuffer;
   /** Why the chunk was not written (an fs error code such as ENOSPC, never a path). */
   readonly error?: string;
   /** The chunk's summary, when asked for; or why there is none (the summary's error's message). */
@@ -36,21 +38,29 @@ parentPort!.on("message", async (request: EncodeRequest) => {
   let error: string | undefined;
   let summary: unknown;
   let summaryError: string | undefined;
+  if (request.shared) {
+    try {
+      writeChunkFile(request.path, new Uint8Array(request.shared.buffer, request.shared.offset, request.length));
+    } catch (e) {
+      error = writeErrorCode(e);
+    }
+    parentPort!.postMessage({ id: request.id, error } satisfies EncodeAnswer);
+    return;
+  }
+  const buffer = request.buffer!;
   if (request.summarize) {
     try {
-      summary = (await chunkSummary(request.summarize))(request.buffer, request.length);
+      summary = (await chunkSummary(request.summarize))(buffer, request.length);
     } catch (e) {
       summaryError = (e as Error).message;
     }
   }
   try {
-    const bytes = new Uint8Array(request.buffer, 0, request.length);
+    const bytes = new Uint8Array(buffer, 0, request.length);
     if (request.level !== null) await loadZstd();
     writeChunkFile(request.path, request.level === null ? bytes : zstdFrame(bytes, request.level), request.at);
   } catch (e) {
     error = writeErrorCode(e);
   }
-  parentPort!.postMessage({ id: request.id, buffer: request.buffer, error, summary, summaryError } satisfies EncodeAnswer, [
-    request.buffer,
-  ]);
+  parentPort!.postMessage({ id: request.id, buffer, error, summary, summaryError } satisfies EncodeAnswer, [buffer]);
 });

@@ -38,7 +38,8 @@ export interface ChunkWriter {
    * chunks (one file for the block in the writer's kept directory, named by its first chunk's
    * key and its shape), for a later pass to take back with takeKept instead of decoding its
    * input again; false, with nothing written, where tryWrite would be false or the writer has
-   * no kept directory.
+   * no kept directory. Resolves once the slab's array may be reused: a block whose chunks
+   * are its values in order (whole slices) is written straight from it, the others copied.
    */
   keep(start: readonly number[], slab: Slab): Promise<boolean>;
   /**
@@ -114,6 +115,14 @@ export async function openChunkWriter(
       dir,
       start.map((s, d) => s / chunk[d]),
     )}_${count.join("x")}`;
+  /**
+   * Whether the block's chunks, one after another, are its values as they are: whole chunks
+   * that take the block's full extent in every dimension but the first (a run of whole slices).
+   */
+  const inChunkOrder = (start: readonly number[], slab: Slab) =>
+    slab.data.constructor === Chunk &&
+    isWhole(start, slab.shape) &&
+    slab.shape.every((n, d) => (d === 0 ? n % chunk[0] === 0 : n === chunk[d]));
   /** Where a vectored read puts the bytes of a chunk that fall outside the block. */
   let skip: Uint8Array | undefined;
   /** Chunk files takeKept made of kept blocks: tryWrite writes over them rather than making them again. */
@@ -172,8 +181,24 @@ export async function openChunkWriter(
     // A block kept is one file (its chunks one after another): a file made and removed per
     // chunk cost the encoder ~0.4 ms each here (ext4 scans past every inode freed in the
     // last minutes to make one).
-    keep: async (start, slab) =>
-      keptDir !== undefined && writeChunks(keptDir, start, slab, null, { blockFile: keptFileOf(keptDir, start, slab.shape) }),
+    async keep(start, slab) {
+      if (keptDir === undefined) return false;
+      const file = keptFileOf(keptDir, start, slab.shape);
+      const { data } = slab;
+      if (!(data.buffer instanceof SharedArrayBuffer) || !inChunkOrder(start, slab)) {
+        return writeChunks(keptDir, start, slab, null, { blockFile: file });
+      }
+      // Its bytes are the file's, in a kernel's shared memory: written from there, not copied
+      // for the encoder's thread first (a fifth of an anomaly's first pass on the job's thread).
+      if (failure) throw failure;
+      const written = encoder.writeShared(file, new Uint8Array(data.buffer, data.byteOffset, data.byteLength)).catch((e: Error) => {
+        failure ??= e;
+      });
+      writes.add(written);
+      void written.finally(() => writes.delete(written));
+      await written;
+      return failure === undefined;
+    },
     async takeKept(start, count, into) {
       if (keptDir === undefined || !isWhole(start, count)) return undefined;
       const block = into?.constructor === Chunk ? into : typedArrayFor(dtype, combinationCount(count));

@@ -273,7 +273,8 @@ export interface BlockWriter {
    * Keep `slab`'s raw values in the store, apart from its arrays, for a later pass to read
    * back with readKept (after flush) instead of decoding its input again: false, with nothing
    * kept, unless the slab is whole chunks of the variable's type. A kept block that is never
-   * read back is removed when the store is finished.
+   * read back is removed when the store is finished. Resolves once the slab's array may be
+   * reused (a block whose chunks are its values in order is written straight from it).
    */
   keepBlock(variable: string, start: readonly number[], slab: Slab): Promise<boolean>;
   /**

@@ -15,6 +15,8 @@
 import type { PixelType, TypedArray } from "../cube/types.js";
 
 const PAGE = 65536;
+/** The most a shared kernel memory may grow to (4 GiB, as its module declares): room reserved, not committed. */
+const MAX_PAGES = 65536;
 /** Arrays start on a 16-byte boundary (a SIMD lane's width). */
 const ALIGN = 16;
 const aligned = (bytes: number) => Math.ceil(bytes / ALIGN) * ALIGN;
@@ -62,8 +64,17 @@ export class KernelArena implements ArraySpace {
   /** Where a chunk to unshuffle is copied (RunInput's staging array), if the kernel has an unshuffle. */
   private decodeStaging?: Uint8Array;
 
-  /** An instance of `module` over a memory that holds exactly what `layout` places, and what it placed. */
-  static create<P>(module: WebAssembly.Module, layout: (space: ArraySpace) => P): { arena: KernelArena; placed: P } {
+  /**
+   * An instance of `module` over a memory that holds exactly what `layout` places, and what it
+   * placed. `sharedMemory` for a module compiled to import a shared memory
+   * (scripts/build-kernels.mjs SHARED_MEMORY): its arrays' buffer is then a SharedArrayBuffer,
+   * which another thread can write files from (io/chunkEncoder.ts writeShared).
+   */
+  static create<P>(
+    module: WebAssembly.Module,
+    layout: (space: ArraySpace) => P,
+    { sharedMemory = false }: { sharedMemory?: boolean } = {},
+  ): { arena: KernelArena; placed: P } {
     let bytes = 0;
     layout({
       allocate: (kind, length) => {
@@ -72,12 +83,13 @@ export class KernelArena implements ArraySpace {
       },
       holds: () => false,
     });
-    const arena = new KernelArena(module, bytes);
+    const arena = new KernelArena(module, bytes, sharedMemory);
     return { arena, placed: layout(arena) };
   }
 
-  private constructor(module: WebAssembly.Module, bytes: number) {
-    this.memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(bytes / PAGE)) });
+  private constructor(module: WebAssembly.Module, bytes: number, shared: boolean) {
+    const initial = Math.max(1, Math.ceil(bytes / PAGE));
+    this.memory = new WebAssembly.Memory(shared ? { initial, maximum: MAX_PAGES, shared } : { initial });
     const instance = new WebAssembly.Instance(module, { env: { memory: this.memory } });
     this.exports = instance.exports as KernelArena["exports"];
     this.top = aligned(Math.max(ALIGN, this.exports.heapBase()));

@@ -2,7 +2,8 @@
  * The streamed anomaly's pass-0 sums (GroupMoments, analysis/groupMoments.ts) as a
  * WebAssembly SIMD kernel (assembly/groupSums.ts): the sums bit for bit the JavaScript
  * loop's, in a fraction of its time. The sums (laid out by the caller) live in the kernel's
- * memory; so do two arrays a walk can read its runs into (float input).
+ * memory; so do two arrays a walk can read its runs into (float input). The memory is shared,
+ * so that a run kept for the next pass is written from where it was read.
  */
 import type { PixelType, TypedArray } from "../cube/types.js";
 import { type ArraySpace, KernelArena, RunInput, kernelModule } from "./arena.js";
@@ -30,10 +31,12 @@ export class GroupSumsKernel {
     runValues: number,
     pixelType: PixelType,
   ) {
-    const { arena, placed } = KernelArena.create(kernelModule("groupSums", WASM_BASE64), (space) => ({
-      sums: layout(space),
-      runs: new RunInput(space, runValues, pixelType),
-    }));
+    // Shared: the runs an anomaly keeps are written to their files from here by the encoder's thread.
+    const { arena, placed } = KernelArena.create(
+      kernelModule("groupSums", WASM_BASE64),
+      (space) => ({ sums: layout(space), runs: new RunInput(space, runValues, pixelType) }),
+      { sharedMemory: true },
+    );
     ({ sums: this.sums, runs: this.runs } = placed);
     this.arena = arena;
     const { shift, s1, s2, n, bad } = this.sums;

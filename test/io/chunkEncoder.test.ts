@@ -3,7 +3,9 @@
  * partly to the caller's thread; either way each file holds its own chunk (raw or zstd), a
  * kept block's chunks land at their places in one file, and each chunk's summary is its own
  * chunk's, computed by whichever thread encoded it. The encoder a job of one thread uses
- * (encoderOnThisThread) writes the same files, each before its put resolves.
+ * (encoderOnThisThread) writes the same files, each before its put resolves. Bytes in shared
+ * memory are written from there (writeShared), by either encoder, before it resolves; a
+ * failure to write them names its code, not the path.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
@@ -80,6 +82,29 @@ describe("the chunk encoder", () => {
     }
     assert.equal((await readFile(join(dir, "big", "huge"))).length, 4 * huge);
   });
+
+  for (const [name, encoderOf] of [
+    ["on its thread", chunkEncoder],
+    ["on this thread alone", encoderOnThisThread],
+  ] as const)
+    it(`writes bytes from shared memory as they are, ${name}, before it resolves`, async () => {
+      const encoder = encoderOf();
+      const memory = new Float32Array(new SharedArrayBuffer(4 * (3 * VALUES + 16)));
+      for (let k = 0; k < 3; k++) memory.set(chunkOf(k), 4 + k * VALUES);
+      const at = (k: number) => new Uint8Array(memory.buffer, 16 + 4 * k * VALUES, 4 * VALUES);
+      const paths = [0, 1, 2].map((k) => join(dir, `shared-${name}-${k}`, "run"));
+      await Promise.all(paths.map((path, k) => encoder.writeShared(path, at(k))));
+      for (const [k, path] of paths.entries()) {
+        const bytes = await readFile(path);
+        assert.deepEqual(new Float32Array(bytes.buffer, bytes.byteOffset, VALUES), chunkOf(k), `chunk ${k}`);
+      }
+      // A file where the path wants a directory: the write fails with its code.
+      const blocked = join(dir, `shared-${name}-0`, "run", "under");
+      await assert.rejects(
+        encoder.writeShared(blocked, at(0)),
+        (e: Error) => /could not be written \(ENOTDIR\)/.test(e.message) && !e.message.includes(dir),
+      );
+    });
 
   it("writes a kept block's chunks at their places in one file, in whatever order they are written", async () => {
     const encoder = chunkEncoder();

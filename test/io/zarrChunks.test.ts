@@ -219,6 +219,27 @@ describe("whole chunks written directly", () => {
     }
   });
 
+  it("keep a block in shared memory (a kernel's) whose chunks are whole slices from where it is, the file as a copied one", async () => {
+    const data = Float32Array.from({ length: 90 }, (_, i) => i / 7);
+    const shared = new Float32Array(new SharedArrayBuffer(4 * 100), 40, 90);
+    shared.set(data);
+    for (const [name, chunks] of [
+      ["slices", [1, 5, 6]],
+      ["runs", [3, 5, 6]],
+      ["tiles", [1, 4, 4]], // not whole slices: copied
+    ] as const) {
+      const { path } = await pair(`shared-${name}`, [3, 5, 6], [...chunks], "float32", undefined, [CODECS[0]]);
+      const copied = (await openChunkWriter(join(path, "b"), join(path, "kept-copied")))!;
+      const fromShared = (await openChunkWriter(join(path, "b"), join(path, "kept-shared")))!;
+      assert.equal(await copied.keep([0, 0, 0], { data, shape: [3, 5, 6] }), true);
+      assert.equal(await fromShared.keep([0, 0, 0], { data: shared, shape: [3, 5, 6] }), true);
+      await copied.flush();
+      await fromShared.flush();
+      assert.deepEqual(await files(join(path, "kept-shared")), await files(join(path, "kept-copied")), name);
+      assert.deepEqual(Array.from((await fromShared.takeKept([0, 0, 0], [3, 5, 6]))!), Array.from(data), name);
+    }
+  });
+
   it("make a kept block that is one raw chunk that chunk's file, written over in place; a zstd one is removed", async () => {
     const V2: Keys = { name: "v2", configuration: { separator: "." } };
     const data = Float32Array.from({ length: 90 }, (_, i) => i / 7);

@@ -10,6 +10,7 @@ import { describe, it } from "node:test";
 
 import { KernelArena, RunInput, kernelModule, unshuffleIntoKernel } from "../../src/kernels/arena.js";
 import { WASM_BASE64 } from "../../src/kernels/kendall.wasm.js";
+import { WASM_BASE64 as GROUP_SUMS } from "../../src/kernels/groupSums.wasm.js";
 import { WASM_BASE64 as LINEAR_SUMS } from "../../src/kernels/linearSums.wasm.js";
 
 describe("KernelArena", () => {
@@ -34,6 +35,15 @@ describe("KernelArena", () => {
     // Our kernels keep none at present: their arrays start at the default 1024.
     const kendall = KernelArena.create(kernelModule("kendall", WASM_BASE64), (space) => space.allocate(Float64Array, 8));
     assert.ok(kendall.placed.byteOffset >= kendall.arena.exports.heapBase());
+  });
+
+  it("gives a kernel compiled for a shared memory one (its arrays another thread can write files from), and only that kernel", () => {
+    const module = kernelModule("groupSums", GROUP_SUMS);
+    const { placed } = KernelArena.create(module, (space) => space.allocate(Float32Array, 64), { sharedMemory: true });
+    assert.ok(placed.buffer instanceof SharedArrayBuffer);
+    assert.throws(() => KernelArena.create(module, (space) => space.allocate(Float32Array, 64)), WebAssembly.LinkError);
+    const linear = KernelArena.create(kernelModule("linearSums", LINEAR_SUMS), (space) => space.allocate(Float32Array, 64));
+    assert.ok(linear.placed.buffer instanceof ArrayBuffer);
   });
 
   it("unshuffles into a kernel's run with its SIMD loop, as the filter defines, and declines what it cannot", () => {
