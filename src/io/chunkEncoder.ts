@@ -47,11 +47,16 @@ export interface ChunkEncoder {
     how: ChunkPut,
   ): Promise<{ written: Promise<void>; summary?: Promise<unknown> }>;
   /**
-   * `bytes`, in shared memory (a kernel's: kernels/arena.ts), written as they are as the file
-   * at `path` straight from there: no copy into a buffer of the encoder's. The caller leaves
-   * them alone until this settles (rejecting with chunkWriteFailure's error).
+   * put for a chunk in shared memory (a kernel's: kernels/arena.ts), encoded and written
+   * straight from there, with no copy into a buffer of the encoder's: the caller leaves
+   * `bytes` alone until `written` settles. Resolves once the chunk is handed over (encoded
+   * on this thread meanwhile when the encoder is behind).
    */
-  writeShared(path: string, bytes: Uint8Array<SharedArrayBuffer>): Promise<void>;
+  putShared(
+    path: string,
+    bytes: Uint8Array<SharedArrayBuffer>,
+    how: ChunkPut,
+  ): Promise<{ written: Promise<void>; summary?: Promise<unknown> }>;
 }
 
 /**
@@ -77,11 +82,7 @@ export function encoderThreadStarted(): boolean {
 function startEncoder(): ChunkEncoder {
   let worker: Worker | undefined;
   let nextId = 0;
-  /** Chunks handed over, and writes from shared memory (`counted` false: they take no place, their caller holds the memory). */
-  const pending = new Map<
-    number,
-    { length: number; counted: boolean; resolve: () => void; reject: (e: Error) => void; summarized?: Settle<unknown> }
-  >();
+  const pending = new Map<number, { length: number; resolve: () => void; reject: (e: Error) => void; summarized?: Settle<unknown> }>();
   const free: ArrayBuffer[] = [];
   const waiting: (() => void)[] = [];
   let inHand = 0;
@@ -95,13 +96,12 @@ function startEncoder(): ChunkEncoder {
     started.on("message", ({ id, buffer, error, summary, summaryError }: EncodeAnswer) => {
       const request = pending.get(id)!;
       pending.delete(id);
-      if (request.counted) {
-        if (buffer && free.length < IN_FLIGHT) free.push(buffer);
-        inHand--;
-        bytesInHand -= request.length;
-        waiting.shift()?.();
-      }
+      // A chunk from shared memory comes back with no buffer.
+      if (buffer && free.length < IN_FLIGHT) free.push(buffer);
+      inHand--;
+      bytesInHand -= request.length;
       if (pending.size === 0) started.unref(); // idle: let the process exit
+      waiting.shift()?.();
       if (summaryError !== undefined) request.summarized?.reject(new Error(summaryError));
       else request.summarized?.resolve(summary);
       if (error) request.reject(chunkWriteFailure(error));
@@ -109,11 +109,9 @@ function startEncoder(): ChunkEncoder {
     });
     started.on("error", (e) => {
       // The chunks in hand are lost with the thread: fail their writers and free their places.
+      inHand -= pending.size;
       for (const request of pending.values()) {
-        if (request.counted) {
-          inHand--;
-          bytesInHand -= request.length;
-        }
+        bytesInHand -= request.length;
         request.reject(e);
         request.summarized?.reject(e);
       }
@@ -145,28 +143,31 @@ function startEncoder(): ChunkEncoder {
       const i = free.findIndex((b) => b.byteLength >= bytes);
       const buffer = i >= 0 ? free.splice(i, 1)[0] : new ArrayBuffer(bytes);
       fill(buffer);
-      const id = nextId++;
-      const w = thread();
-      w.ref();
-      let summarized: Settle<unknown> | undefined;
-      const summary = summarize && new Promise<unknown>((resolve, reject) => (summarized = { resolve, reject }));
-      const written = new Promise<void>((resolve, reject) => {
-        pending.set(id, { length: bytes, counted: true, resolve, reject, summarized });
-        w.postMessage({ id, path, buffer, length: bytes, level, summarize, at } satisfies EncodeRequest, [buffer]);
-      });
-      return { written, summary };
+      return post({ id: nextId++, path, buffer, length: bytes, level, summarize, at }, [buffer]);
     },
-    writeShared(path, bytes) {
-      const id = nextId++;
-      const w = thread();
-      w.ref();
-      return new Promise<void>((resolve, reject) => {
-        pending.set(id, { length: bytes.length, counted: false, resolve, reject });
-        const shared = { buffer: bytes.buffer, offset: bytes.byteOffset };
-        w.postMessage({ id, path, shared, length: bytes.length, level: null } satisfies EncodeRequest);
-      });
+    async putShared(path, bytes, how) {
+      if (await behind(bytes.length)) return here.putShared(path, bytes, how);
+      // No place waited for: the caller holds the memory until written, which bounds what is in hand.
+      inHand++;
+      bytesInHand += bytes.length;
+      const { level, summarize, at } = how;
+      const shared = { buffer: bytes.buffer, offset: bytes.byteOffset };
+      return post({ id: nextId++, path, shared, length: bytes.length, level, summarize, at }, []);
     },
   };
+
+  /** Hand a request (its place taken) to the encoder's thread: when it is written, and its summary when asked. */
+  function post(request: EncodeRequest, transfer: ArrayBuffer[]): { written: Promise<void>; summary?: Promise<unknown> } {
+    const w = thread();
+    w.ref();
+    let summarized: Settle<unknown> | undefined;
+    const summary = request.summarize && new Promise<unknown>((resolve, reject) => (summarized = { resolve, reject }));
+    const written = new Promise<void>((resolve, reject) => {
+      pending.set(request.id, { length: request.length, resolve, reject, summarized });
+      w.postMessage(request, transfer);
+    });
+    return { written, summary };
+  }
 }
 
 interface Settle<T> {
@@ -182,32 +183,32 @@ interface Settle<T> {
 export function encoderOnThisThread(): ChunkEncoder {
   /** The buffer chunks are filled in (filled and compressed with no wait between: one serves every chunk). */
   let own: ArrayBuffer | undefined;
+  /** The chunk in `chunk` summarized, compressed and written, before it returns. */
+  const encode = async (path: string, chunk: Uint8Array, { level, summarize, at }: ChunkPut) => {
+    if (level !== null) await loadZstd();
+    const summarizeHere = summarize && (await chunkSummary(summarize));
+    let summary: Promise<unknown> | undefined;
+    try {
+      summary = summarizeHere && Promise.resolve(summarizeHere(chunk));
+    } catch (e) {
+      summary = Promise.reject(e as Error);
+    }
+    try {
+      writeChunkFile(path, level === null ? chunk : zstdFrame(chunk, level), at);
+      return { written: Promise.resolve(), summary };
+    } catch (e) {
+      return { written: Promise.reject(chunkWriteFailure(writeErrorCode(e))), summary };
+    }
+  };
   return {
-    async put(path, bytes, fill, { level, summarize, at }) {
-      if (level !== null) await loadZstd();
-      const summarizeOwn = summarize && (await chunkSummary(summarize));
+    async put(path, bytes, fill, how) {
+      // Loaded before the buffer is filled: nothing waits between filling and encoding it.
+      if (how.level !== null) await loadZstd();
+      if (how.summarize) await chunkSummary(how.summarize);
       if (!own || own.byteLength < bytes) own = new ArrayBuffer(bytes);
       fill(own);
-      let summary: Promise<unknown> | undefined;
-      try {
-        summary = summarizeOwn && Promise.resolve(summarizeOwn(own, bytes));
-      } catch (e) {
-        summary = Promise.reject(e as Error);
-      }
-      try {
-        const chunk = new Uint8Array(own, 0, bytes);
-        writeChunkFile(path, level === null ? chunk : zstdFrame(chunk, level), at);
-        return { written: Promise.resolve(), summary };
-      } catch (e) {
-        return { written: Promise.reject(chunkWriteFailure(writeErrorCode(e))), summary };
-      }
+      return encode(path, new Uint8Array(own, 0, bytes), how);
     },
-    async writeShared(path, bytes) {
-      try {
-        writeChunkFile(path, bytes);
-      } catch (e) {
-        throw chunkWriteFailure(writeErrorCode(e));
-      }
-    },
+    putShared: encode,
   };
 }

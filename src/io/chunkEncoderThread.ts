@@ -38,29 +38,20 @@ parentPort!.on("message", async (request: EncodeRequest) => {
   let error: string | undefined;
   let summary: unknown;
   let summaryError: string | undefined;
-  if (request.shared) {
-    try {
-      writeChunkFile(request.path, new Uint8Array(request.shared.buffer, request.shared.offset, request.length));
-    } catch (e) {
-      error = writeErrorCode(e);
-    }
-    parentPort!.postMessage({ id: request.id, error } satisfies EncodeAnswer);
-    return;
-  }
-  const buffer = request.buffer!;
+  const { buffer, shared } = request;
+  const bytes = shared ? new Uint8Array(shared.buffer, shared.offset, request.length) : new Uint8Array(buffer!, 0, request.length);
   if (request.summarize) {
     try {
-      summary = (await chunkSummary(request.summarize))(buffer, request.length);
+      summary = (await chunkSummary(request.summarize))(bytes);
     } catch (e) {
       summaryError = (e as Error).message;
     }
   }
   try {
-    const bytes = new Uint8Array(buffer, 0, request.length);
     if (request.level !== null) await loadZstd();
     writeChunkFile(request.path, request.level === null ? bytes : zstdFrame(bytes, request.level), request.at);
   } catch (e) {
     error = writeErrorCode(e);
   }
-  parentPort!.postMessage({ id: request.id, buffer, error, summary, summaryError } satisfies EncodeAnswer, [buffer]);
+  parentPort!.postMessage({ id: request.id, buffer, error, summary, summaryError } satisfies EncodeAnswer, buffer ? [buffer] : []);
 });

@@ -16,7 +16,7 @@ export interface ChunkSummaryRequest extends ChunkRegion {
   readonly type: string;
 }
 
-type ElementType = { new (buffer: ArrayBuffer, offset: number, length: number): TypedArray; readonly BYTES_PER_ELEMENT: number };
+type ElementType = { new (buffer: ArrayBufferLike, offset: number, length: number): TypedArray; readonly BYTES_PER_ELEMENT: number };
 const ELEMENT_TYPES: Record<string, ElementType> = Object.fromEntries(
   [Int8Array, Uint8Array, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array].map((T) => [
     T.name,
@@ -27,12 +27,13 @@ const ELEMENT_TYPES: Record<string, ElementType> = Object.fromEntries(
 const loaded = new Map<string, Promise<ChunkSummaryFunction>>();
 
 /**
- * The summary `request` asks for, loaded: a function of a buffer whose first `bytes` bytes are
- * the chunk (called synchronously, while the buffer holds it).
+ * The summary `request` asks for, loaded: a function of the chunk's bytes (in a buffer of the
+ * encoder's or in shared memory, aligned to its element type; called synchronously, while
+ * they hold the chunk).
  * @example
- * const summary = (await chunkSummary(request))(buffer, 4 * 259200);
+ * const summary = (await chunkSummary(request))(new Uint8Array(buffer, 0, 4 * 259200));
  */
-export async function chunkSummary(request: ChunkSummaryRequest): Promise<(buffer: ArrayBuffer, bytes: number) => unknown> {
+export async function chunkSummary(request: ChunkSummaryRequest): Promise<(bytes: Uint8Array) => unknown> {
   const { module, name, options } = request.summarizer;
   const key = `${module}#${name}`;
   let loading = loaded.get(key);
@@ -46,5 +47,5 @@ export async function chunkSummary(request: ChunkSummaryRequest): Promise<(buffe
   const summarize = await loading;
   const Type = ELEMENT_TYPES[request.type];
   if (!Type) throw new TypeError(`a chunk of ${request.type} cannot be summarized`);
-  return (buffer, bytes) => summarize(new Type(buffer, 0, bytes / Type.BYTES_PER_ELEMENT), request, options);
+  return (bytes) => summarize(new Type(bytes.buffer, bytes.byteOffset, bytes.length / Type.BYTES_PER_ELEMENT), request, options);
 }

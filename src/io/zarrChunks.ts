@@ -116,17 +116,28 @@ export async function openChunkWriter(
       start.map((s, d) => s / chunk[d]),
     )}_${count.join("x")}`;
   /**
-   * Whether the block's chunks, one after another, are its values as they are: whole chunks
-   * that take the block's full extent in every dimension but the first (a run of whole slices).
+   * Whether a block can be kept from where it is: it lies in shared memory (a kernel's) and its
+   * chunks, one after another, are its values as they are (whole chunks that take its full
+   * extent in every dimension but the first: a run of whole slices).
    */
-  const inChunkOrder = (start: readonly number[], slab: Slab) =>
+  const writableInPlace = (slab: Slab): slab is Slab & { data: TypedArray & { buffer: SharedArrayBuffer } } =>
     slab.data.constructor === Chunk &&
-    isWhole(start, slab.shape) &&
+    slab.data.buffer instanceof SharedArrayBuffer &&
     slab.shape.every((n, d) => (d === 0 ? n % chunk[0] === 0 : n === chunk[d]));
   /** Where a vectored read puts the bytes of a chunk that fall outside the block. */
   let skip: Uint8Array | undefined;
   /** Chunk files takeKept made of kept blocks: tryWrite writes over them rather than making them again. */
   const claimed = new Set<string>();
+
+  /** A chunk's write, its failure kept for flush and the next write (never rejecting itself). */
+  const track = (written: Promise<void>): Promise<void> => {
+    const write = written.catch((e: Error) => {
+      failure ??= e;
+    });
+    writes.add(write);
+    void write.finally(() => writes.delete(write));
+    return write;
+  };
 
   /**
    * The block's chunks, each cut from `slab` and handed to the encoder, to be encoded at
@@ -167,11 +178,7 @@ export async function openChunkWriter(
         at: blockFile !== undefined ? k * chunkBytes : inPlace ? 0 : undefined,
       });
       if (summary) summaries!.take(summary);
-      const write = written.catch((e: Error) => {
-        failure ??= e;
-      });
-      writes.add(write);
-      void write.finally(() => writes.delete(write));
+      track(written);
     }
     return true;
   };
@@ -184,20 +191,17 @@ export async function openChunkWriter(
     async keep(start, slab) {
       if (keptDir === undefined) return false;
       const file = keptFileOf(keptDir, start, slab.shape);
-      const { data } = slab;
-      if (!(data.buffer instanceof SharedArrayBuffer) || !inChunkOrder(start, slab)) {
-        return writeChunks(keptDir, start, slab, null, { blockFile: file });
-      }
-      // Its bytes are the file's, in a kernel's shared memory: written from there, not copied
-      // for the encoder's thread first (a fifth of an anomaly's first pass on the job's thread).
+      if (!isWhole(start, slab.shape) || !writableInPlace(slab)) return writeChunks(keptDir, start, slab, null, { blockFile: file });
+      // In a kernel's shared memory, its bytes the file's: written from there, not copied for
+      // the encoder's thread first (a fifth of an anomaly's first pass on the job's thread).
       if (failure) throw failure;
-      const written = encoder.writeShared(file, new Uint8Array(data.buffer, data.byteOffset, data.byteLength)).catch((e: Error) => {
-        failure ??= e;
+      const { data } = slab;
+      const { written } = await encoder.putShared(file, new Uint8Array(data.buffer, data.byteOffset, data.byteLength), {
+        level: null,
+        at: 0,
       });
-      writes.add(written);
-      void written.finally(() => writes.delete(written));
-      await written;
-      return failure === undefined;
+      await track(written);
+      return true;
     },
     async takeKept(start, count, into) {
       if (keptDir === undefined || !isWhole(start, count)) return undefined;

@@ -3,12 +3,12 @@
  * partly to the caller's thread; either way each file holds its own chunk (raw or zstd), a
  * kept block's chunks land at their places in one file, and each chunk's summary is its own
  * chunk's, computed by whichever thread encoded it. The encoder a job of one thread uses
- * (encoderOnThisThread) writes the same files, each before its put resolves. Bytes in shared
- * memory are written from there (writeShared), by either encoder, before it resolves; a
- * failure to write them names its code, not the path.
+ * (encoderOnThisThread) writes the same files, each before its put resolves. Chunks in shared
+ * memory are written from there (putShared) by either encoder; a failure to write one names
+ * its code, not the path.
  */
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -30,38 +30,44 @@ describe("the chunk encoder", () => {
     ["on either thread", chunkEncoder],
     ["on this thread alone", encoderOnThisThread],
   ] as const)
-    for (const level of [3, null]) {
-      it(`writes and summarizes each of many chunks put at once, ${name} (${level === null ? "raw" : `zstd ${level}`})`, async () => {
-        const encoder = encoderOf();
-        const puts = [];
-        const at = join(dir, `${encoderOf.name}-${level}`);
-        for (let k = 0; k < 32; k++) {
-          const chunk = chunkOf(k);
-          const summarize = { summarizer: CHUNK_STATISTICS, type: "Float32Array", shape: [VALUES], extent: [VALUES] };
-          const put = await encoder.put(join(at, `${k}`), chunk.byteLength, (b) => new Float32Array(b).set(chunk), {
-            level,
-            summarize,
-          });
-          // On this thread alone the chunk is written before put resolves.
-          if (encoderOf === encoderOnThisThread) assert.equal((await stat(join(at, `${k}`))).isFile(), true, `chunk ${k} written`);
-          puts.push(put);
-        }
-        await Promise.all(puts.map((p) => p.written));
-        const decoder = Zstd.fromConfig({ id: "zstd", level: 3 });
-        for (const [k, put] of puts.entries()) {
-          const bytes = await readFile(join(at, `${k}`));
-          const raw = level === null ? bytes : await decoder.decode(bytes);
-          const values = new Float32Array(raw.buffer, raw.byteOffset, VALUES);
-          assert.deepEqual(values, chunkOf(k), `chunk ${k}`);
-          // Its count, extremes and mean from the chunk itself.
-          const summary = (await put.summary) as StatisticsPart;
-          let [min, max, sum] = [Infinity, -Infinity, 0];
-          for (const x of chunkOf(k)) [min, max, sum] = [Math.min(min, x), Math.max(max, x), sum + x];
-          assert.deepEqual([summary.count, summary.min, summary.max], [VALUES, min, max], `chunk ${k}'s summary`);
-          assert.ok(Math.abs(summary.mean - sum / VALUES) < 1e-9, `chunk ${k}'s mean`);
-        }
-      });
-    }
+    for (const level of [3, null])
+      for (const shared of [false, true]) {
+        it(`writes and summarizes each of many chunks put at once, ${name} (${level === null ? "raw" : `zstd ${level}`}${shared ? ", from shared memory" : ""})`, async () => {
+          const encoder = encoderOf();
+          const puts = [];
+          const at = join(dir, `${encoderOf.name}-${level}-${shared}`);
+          // Each chunk at its place in one shared memory, 16 bytes in, as a kernel's arrays are.
+          const memory = new Float32Array(new SharedArrayBuffer(4 * (32 * VALUES + 4)), 16, 32 * VALUES);
+          for (let k = 0; k < 32; k++) {
+            const chunk = chunkOf(k);
+            const summarize = { summarizer: CHUNK_STATISTICS, type: "Float32Array", shape: [VALUES], extent: [VALUES] };
+            const path = join(at, `${k}`);
+            let put;
+            if (shared) {
+              memory.set(chunk, k * VALUES);
+              const bytes = new Uint8Array(memory.buffer, memory.byteOffset + 4 * k * VALUES, 4 * VALUES);
+              put = await encoder.putShared(path, bytes, { level, summarize });
+            } else put = await encoder.put(path, chunk.byteLength, (b) => new Float32Array(b).set(chunk), { level, summarize });
+            // On this thread alone the chunk is written before put resolves.
+            if (encoderOf === encoderOnThisThread) assert.equal((await stat(join(at, `${k}`))).isFile(), true, `chunk ${k} written`);
+            puts.push(put);
+          }
+          await Promise.all(puts.map((p) => p.written));
+          const decoder = Zstd.fromConfig({ id: "zstd", level: 3 });
+          for (const [k, put] of puts.entries()) {
+            const bytes = await readFile(join(at, `${k}`));
+            const raw = level === null ? bytes : await decoder.decode(bytes);
+            const values = new Float32Array(raw.buffer, raw.byteOffset, VALUES);
+            assert.deepEqual(values, chunkOf(k), `chunk ${k}`);
+            // Its count, extremes and mean from the chunk itself.
+            const summary = (await put.summary) as StatisticsPart;
+            let [min, max, sum] = [Infinity, -Infinity, 0];
+            for (const x of chunkOf(k)) [min, max, sum] = [Math.min(min, x), Math.max(max, x), sum + x];
+            assert.deepEqual([summary.count, summary.min, summary.max], [VALUES, min, max], `chunk ${k}'s summary`);
+            assert.ok(Math.abs(summary.mean - sum / VALUES) < 1e-9, `chunk ${k}'s mean`);
+          }
+        });
+      }
 
   it("writes chunks of several megabytes (a raw chunk of a whole run), one larger than all it may hold in hand", async () => {
     const encoder = chunkEncoder();
@@ -87,23 +93,13 @@ describe("the chunk encoder", () => {
     ["on its thread", chunkEncoder],
     ["on this thread alone", encoderOnThisThread],
   ] as const)
-    it(`writes bytes from shared memory as they are, ${name}, before it resolves`, async () => {
-      const encoder = encoderOf();
-      const memory = new Float32Array(new SharedArrayBuffer(4 * (3 * VALUES + 16)));
-      for (let k = 0; k < 3; k++) memory.set(chunkOf(k), 4 + k * VALUES);
-      const at = (k: number) => new Uint8Array(memory.buffer, 16 + 4 * k * VALUES, 4 * VALUES);
-      const paths = [0, 1, 2].map((k) => join(dir, `shared-${name}-${k}`, "run"));
-      await Promise.all(paths.map((path, k) => encoder.writeShared(path, at(k))));
-      for (const [k, path] of paths.entries()) {
-        const bytes = await readFile(path);
-        assert.deepEqual(new Float32Array(bytes.buffer, bytes.byteOffset, VALUES), chunkOf(k), `chunk ${k}`);
-      }
-      // A file where the path wants a directory: the write fails with its code.
-      const blocked = join(dir, `shared-${name}-0`, "run", "under");
-      await assert.rejects(
-        encoder.writeShared(blocked, at(0)),
-        (e: Error) => /could not be written \(ENOTDIR\)/.test(e.message) && !e.message.includes(dir),
-      );
+    it(`fails a chunk from shared memory that cannot be written with its code, not its path, ${name}`, async () => {
+      const bytes = new Uint8Array(new SharedArrayBuffer(4096));
+      const file = join(dir, `shared-blocked-${encoderOf.name}`);
+      await writeFile(file, "");
+      // A file where the path wants a directory.
+      const { written } = await encoderOf().putShared(join(file, "chunk"), bytes, { level: null });
+      await assert.rejects(written, (e: Error) => /could not be written \(ENOTDIR\)/.test(e.message) && !e.message.includes(dir));
     });
 
   it("writes a kept block's chunks at their places in one file, in whatever order they are written", async () => {
