@@ -74,7 +74,7 @@ export interface RunWalk {
  * each, and a fresh array per run kept the collector and the kernel busy). A hold that
  * rejects fails the walk.
  * @example
- * await eachRun(v, runs, dims, band, { share }, async (t0, values, hold) => { ... hold(writeFrom(values)) });
+ * await eachRun(v, runs, dims, band, { share }, async (t0, values, hold) => { ... hold(sink.keepBlock(name, start, { data: values, shape })) });
  */
 export async function eachRun(
   v: Variable,

@@ -183,13 +183,16 @@ interface Settle<T> {
 export function encoderOnThisThread(): ChunkEncoder {
   /** The buffer chunks are filled in (filled and compressed with no wait between: one serves every chunk). */
   let own: ArrayBuffer | undefined;
-  /** The chunk in `chunk` summarized, compressed and written, before it returns. */
-  const encode = async (path: string, chunk: Uint8Array, { level, summarize, at }: ChunkPut) => {
+  /** What encoding a chunk as `how` says needs, loaded: zstd, and the summary's function. */
+  const prepare = async ({ level, summarize }: ChunkPut) => {
     if (level !== null) await loadZstd();
-    const summarizeHere = summarize && (await chunkSummary(summarize));
+    return summarize && (await chunkSummary(summarize));
+  };
+  /** The chunk summarized, compressed and written, synchronously (`own` may hold it: nothing else runs meanwhile). */
+  const encode = (path: string, chunk: Uint8Array, { level, at }: ChunkPut, summarize: ((bytes: Uint8Array) => unknown) | undefined) => {
     let summary: Promise<unknown> | undefined;
     try {
-      summary = summarizeHere && Promise.resolve(summarizeHere(chunk));
+      summary = summarize && Promise.resolve(summarize(chunk));
     } catch (e) {
       summary = Promise.reject(e as Error);
     }
@@ -202,13 +205,13 @@ export function encoderOnThisThread(): ChunkEncoder {
   };
   return {
     async put(path, bytes, fill, how) {
-      // Loaded before the buffer is filled: nothing waits between filling and encoding it.
-      if (how.level !== null) await loadZstd();
-      if (how.summarize) await chunkSummary(how.summarize);
+      const summarize = await prepare(how);
       if (!own || own.byteLength < bytes) own = new ArrayBuffer(bytes);
       fill(own);
-      return encode(path, new Uint8Array(own, 0, bytes), how);
+      return encode(path, new Uint8Array(own, 0, bytes), how, summarize);
     },
-    putShared: encode,
+    async putShared(path, bytes, how) {
+      return encode(path, bytes, how, await prepare(how));
+    },
   };
 }

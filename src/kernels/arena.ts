@@ -68,7 +68,7 @@ export class KernelArena implements ArraySpace {
    * An instance of `module` over a memory that holds exactly what `layout` places, and what it
    * placed. `sharedMemory` for a module compiled to import a shared memory
    * (scripts/build-kernels.mjs SHARED_MEMORY): its arrays' buffer is then a SharedArrayBuffer,
-   * which another thread can write files from (io/chunkEncoder.ts writeShared).
+   * which another thread can write files from (io/chunkEncoder.ts putShared).
    */
   static create<P>(
     module: WebAssembly.Module,

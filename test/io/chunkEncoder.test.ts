@@ -102,6 +102,26 @@ describe("the chunk encoder", () => {
       await assert.rejects(written, (e: Error) => /could not be written \(ENOTDIR\)/.test(e.message) && !e.message.includes(dir));
     });
 
+  it("on this thread alone, puts made at once each write their own chunk (one buffer serves them all)", async () => {
+    const encoder = encoderOnThisThread();
+    const at = join(dir, "at-once");
+    const summarize = { summarizer: CHUNK_STATISTICS, type: "Float32Array", shape: [VALUES], extent: [VALUES] };
+    const memory = new Float32Array(new SharedArrayBuffer(4 * VALUES));
+    memory.set(chunkOf(9));
+    const puts = await Promise.all([
+      ...[0, 1, 2].map((k) =>
+        encoder.put(join(at, `${k}`), 4 * VALUES, (b) => new Float32Array(b).set(chunkOf(k)), { level: 3, summarize }),
+      ),
+      encoder.putShared(join(at, "9"), new Uint8Array(memory.buffer), { level: 3, summarize }),
+    ]);
+    await Promise.all(puts.map((p) => p.written));
+    const decoder = Zstd.fromConfig({ id: "zstd", level: 3 });
+    for (const k of [0, 1, 2, 9]) {
+      const raw = await decoder.decode(await readFile(join(at, `${k}`)));
+      assert.deepEqual(new Float32Array(raw.buffer, raw.byteOffset, VALUES), chunkOf(k), `chunk ${k}`);
+    }
+  });
+
   it("writes a kept block's chunks at their places in one file, in whatever order they are written", async () => {
     const encoder = chunkEncoder();
     const path = join(dir, "block");
