@@ -1,21 +1,21 @@
 /**
- * Big compressed chunks (over 64 KiB decoded, inflated on libuv's pool rather than the
- * calling thread): the values are those h5wasm wrote, for whole chunks and windows cutting
- * through them, and a damaged chunk fails with the reader's error, after which the dataset
- * still reads.
+ * Big compressed chunks (over 64 KiB decoded): the values are those h5wasm wrote, for whole
+ * chunks and windows cutting through them, and a damaged chunk fails with the reader's error
+ * (naming no path), after which the dataset still reads, whether the chunks inflate on the
+ * reading thread or are fetched aside (io/hdf5/chunkFetcher.ts).
  */
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
-import h5wasm from "h5wasm/node";
+import { after, afterEach, before, describe, it } from "node:test";
 import { CorruptDataError } from "../../../src/cube/errors.js";
-import { allowHdf5, guardedH5wasm } from "../../../src/io/hdf5Guard.js";
+import { chunksFetchedAside, fetchChunksAside } from "../../../src/io/hdf5/chunkFetcher.js";
 import { openHdf5Chunks } from "../../../src/io/hdf5/index.js";
+import { BIG_COLUMNS, BIG_ROWS, bigChunkValue, writeBigChunksFile } from "../../helpers/bigChunksFile.js";
 
-const [T, H, W] = [3, 300, 280]; // chunks of 1 × 300 × 280 float32: 336,000 bytes
-const value = (t: number, r: number, c: number) => Math.fround(t * 1000 + r + c / 1024 + Math.sin(r * c));
+const [T, H, W] = [3, BIG_ROWS, BIG_COLUMNS];
+const value = bigChunkValue;
 
 describe("big compressed chunks", () => {
   let dir = "";
@@ -23,16 +23,7 @@ describe("big compressed chunks", () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), "strata-bigchunks-"));
     file = join(dir, "big.h5");
-    await guardedH5wasm();
-    const release = allowHdf5(file);
-    const h5 = new h5wasm.File(file, "w");
-    try {
-      const data = Float32Array.from({ length: T * H * W }, (_, i) => value(Math.floor(i / (H * W)), Math.floor(i / W) % H, i % W));
-      h5.create_dataset({ name: "v", data, shape: [T, H, W], dtype: "<f", chunks: [1, H, W], compression: "gzip", compression_opts: 1 });
-    } finally {
-      h5.close();
-      release();
-    }
+    await writeBigChunksFile(file, T, { v: [1, H, W] });
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
@@ -52,20 +43,28 @@ describe("big compressed chunks", () => {
     await h5.close();
   });
 
-  it("a damaged chunk fails as the reader's error says, and the file still reads after", async () => {
-    const h5 = await openHdf5Chunks(file);
-    const chunks = await (await h5.dataset("v"))!.chunks();
-    await h5.close();
-    const bytes = new Uint8Array(await readFile(file));
-    const second = chunks.find((c) => c.coords[0] === 1)!;
-    bytes.fill(0x5a, second.address, second.address + second.size);
-    const damaged = join(dir, "damaged.h5");
-    await writeFile(damaged, bytes);
-    const bad = await openHdf5Chunks(damaged);
-    const ds = (await bad.dataset("v"))!;
-    await assert.rejects(ds.read([1, 0, 0], [1, H, W]), (e: Error) => e instanceof CorruptDataError && /does not inflate/.test(e.message));
-    const first = await ds.read([0, 0, 0], [1, H, W]);
-    assert.equal(first[W + 3], value(0, 1, 3));
-    await bad.close();
-  });
+  afterEach(() => fetchChunksAside(false));
+  for (const aside of [false, true])
+    it(`a damaged chunk fails as the reader's error says, and the file still reads after${aside ? ", fetched aside" : ""}`, async () => {
+      const h5 = await openHdf5Chunks(file);
+      const chunks = await (await h5.dataset("v"))!.chunks();
+      await h5.close();
+      const bytes = new Uint8Array(await readFile(file));
+      const second = chunks.find((c) => c.coords[0] === 1)!;
+      bytes.fill(0x5a, second.address, second.address + second.size);
+      const damaged = join(dir, `damaged-${aside}.h5`);
+      await writeFile(damaged, bytes);
+      const bad = await openHdf5Chunks(damaged);
+      const ds = (await bad.dataset("v"))!;
+      fetchChunksAside(aside);
+      const before = chunksFetchedAside();
+      await assert.rejects(
+        ds.read([1, 0, 0], [1, H, W]),
+        (e: Error) => e instanceof CorruptDataError && /does not inflate/.test(e.message) && !e.message.includes(dir),
+      );
+      const first = await ds.read([0, 0, 0], [1, H, W]);
+      assert.equal(first[W + 3], value(0, 1, 3));
+      assert.equal(chunksFetchedAside() - before, aside ? 1 : 0, "the chunk that reads, fetched aside or not");
+      await bad.close();
+    });
 });

@@ -3,28 +3,25 @@
  * the rest of their filters undone on the reading thread): the values h5wasm wrote (deflate
  * alone: h5wasm writes no shuffle), the same bits as read on the calling thread, also for the
  * deflated and shuffled NetCDF-4 golden (its chunks fetched whatever their size), into the
- * heap and into a kernel's run with the rows reversed; only chunks big enough travel; a
- * damaged chunk fails with the reader's error and the file still reads; a file closed while
- * fetches are pending waits for them, and hands out nothing after.
+ * heap and into a kernel's run with the rows reversed; only chunks big enough travel; a file
+ * closed while fetches are pending waits for them, and hands out nothing after (a damaged
+ * chunk fetched aside: bigChunks.test.ts).
  */
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before, describe, it } from "node:test";
-import h5wasm from "h5wasm/node";
-import { CorruptDataError } from "../../../src/cube/errors.js";
-import { allowHdf5, guardedH5wasm } from "../../../src/io/hdf5Guard.js";
 import { chunksFetchedAside, fetchChunksAside } from "../../../src/io/hdf5/chunkFetcher.js";
 import { openHdf5Chunks } from "../../../src/io/hdf5/index.js";
 import { KernelArena, RunInput, kernelModule } from "../../../src/kernels/arena.js";
 import { WASM_BASE64 } from "../../../src/kernels/linearSums.wasm.js";
+import { BIG_COLUMNS, BIG_ROWS, bigChunkValue, writeBigChunksFile } from "../../helpers/bigChunksFile.js";
 
 /** 1096 chunks of 1 × 4 × 5 float32, deflated and shuffled. */
 const SHUFFLED = new URL("../../golden/analysis/daily_nc4.nc", import.meta.url).pathname;
-const [T, H, W] = [4, 300, 280]; // chunks of 1 × 300 × 280 float32: 336,000 bytes, ~300 KB stored
-const value = (t: number, r: number, c: number) => Math.fround(t * 1000 + r + c / 1024 + Math.sin(r * c));
-const expected = (t: number, r: number, c: number) => value(t, r, c);
+const [T, H, W] = [4, BIG_ROWS, BIG_COLUMNS];
+const expected = bigChunkValue;
 
 describe("chunks fetched aside", () => {
   let dir = "";
@@ -32,19 +29,8 @@ describe("chunks fetched aside", () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), "strata-fetcher-"));
     file = join(dir, "big.h5");
-    await guardedH5wasm();
-    const release = allowHdf5(file);
-    const h5 = new h5wasm.File(file, "w");
-    try {
-      const data = Float32Array.from({ length: T * H * W }, (_, i) => value(Math.floor(i / (H * W)), Math.floor(i / W) % H, i % W));
-      const common = { data, shape: [T, H, W], dtype: "<f", chunks: [1, H, W], compression: "gzip" as const, compression_opts: 1 };
-      h5.create_dataset({ name: "deflated", ...common });
-      // 1 × 8 × 280: 8,960 bytes a chunk, below the size worth a trip to the thread.
-      h5.create_dataset({ name: "small", ...common, chunks: [1, 8, W] });
-    } finally {
-      h5.close();
-      release();
-    }
+    // Chunks of 1 × 8 × 280 in "small": 8,960 bytes, below the size worth a trip to the thread.
+    await writeBigChunksFile(file, T, { deflated: [1, H, W], small: [1, 8, W] });
   });
   afterEach(() => fetchChunksAside(false));
   after(() => rm(dir, { recursive: true, force: true }));
@@ -102,27 +88,6 @@ describe("chunks fetched aside", () => {
     assert.equal(chunksFetchedAside(), before, "no small chunk fetched aside");
     assert.equal(got[5 * W + 9], expected(1, 5, 9));
     await h5.close();
-  });
-
-  it("fails a damaged chunk with the reader's error, and the file still reads", async () => {
-    const h5 = await openHdf5Chunks(file);
-    const chunks = await (await h5.dataset("deflated"))!.chunks();
-    await h5.close();
-    const bytes = new Uint8Array(await readFile(file));
-    const second = chunks.find((c) => c.coords[0] === 1)!;
-    bytes.fill(0x5a, second.address, second.address + second.size);
-    const damaged = join(dir, "damaged.h5");
-    await writeFile(damaged, bytes);
-    const bad = await openHdf5Chunks(damaged);
-    const ds = (await bad.dataset("deflated"))!;
-    fetchChunksAside(true);
-    await assert.rejects(
-      ds.read([1, 0, 0], [1, H, W]),
-      (e: Error) => e instanceof CorruptDataError && /does not inflate/.test(e.message) && !e.message.includes(dir),
-    );
-    const first = await ds.read([0, 0, 0], [1, H, W]);
-    assert.equal(first[W + 3], expected(0, 1, 3));
-    await bad.close();
   });
 
   it("closes a file only once the fetches reading it are done, and fetches nothing after", async () => {
