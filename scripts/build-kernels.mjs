@@ -18,10 +18,11 @@ const TARGET = join(ROOT, "src", "kernels");
 const FLAGS = ["-O3", "--enable", "simd", "--runtime", "stub", "--noAssert", "--importMemory"];
 /**
  * Kernels whose memory is shared (kernels/arena.ts sharedMemory), so that another thread can
- * write files straight from their arrays: the group sums, whose runs an anomaly keeps. Only
- * those: the Kendall kernel ran 2-3 % slower on a shared memory.
+ * write files straight from their arrays: the group sums, whose runs an anomaly keeps, and
+ * the anomalies', which it writes. Only those: the Kendall kernel ran 2-3 % slower on a
+ * shared memory.
  */
-const SHARED_MEMORY = new Set(["groupSums"]);
+const SHARED_MEMORY = new Set(["groupSums", "anomalyApply"]);
 const SHARED_FLAGS = ["--enable", "threads", "--sharedMemory", "--maximumMemory", "65536"];
 
 /** The generated module of each kernel, by file name. */

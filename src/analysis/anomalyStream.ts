@@ -110,10 +110,15 @@ export async function applyUnit(
   // The statistics of each chunk taken where the sink encodes it (off this thread: a fifth of
   // a raw anomaly's time here), in the order written; a block the sink does not summarize, here.
   const summaries = { summarizer: CHUNK_STATISTICS, take: (part: Promise<unknown>) => statistics.addLater(part) };
-  const write = async (t0: number, out: Float32Array | Float64Array, here: (part: StatisticsAccumulator) => void) => {
+  const write = async (
+    t0: number,
+    out: Float32Array | Float64Array,
+    here: (part: StatisticsAccumulator) => void,
+    hold?: (until: Promise<unknown>) => void,
+  ) => {
     const { start, shape } = unitBlock(v, unit, t0, out.length / P);
     walk.signal?.throwIfAborted();
-    if (await sink.writeBlock(v.name, start, { data: out, shape }, summaries)) return;
+    if (await sink.writeBlock(v.name, start, { data: out, shape }, summaries, hold)) return;
     const part = statisticsAccumulator();
     here(part);
     statistics.addLater(Promise.resolve(part.part()));
@@ -126,12 +131,20 @@ export async function applyUnit(
     const kernel = new AnomalyApplyKernel(slots, P, reference.withSd, values, v.pixelType, type);
     const held = new ReferenceSlots(reference, kernel.mean, kernel.sd, P, slots);
     const [kind, limit] = [anomalyKind(plan.method), anomalyLimit(type)];
-    await eachRun(v, runs, unit.dims, unit.band, { ...walk, source, arrays: (length) => kernel.runArray(length) }, async (t0, slab) => {
-      const slices = slab.length / P;
-      await held.hold(groups.subarray(t0, t0 + slices));
-      const out = kernel.apply(slab, (k) => held.slotOf(groups[t0 + k]), kind, nodata, limit);
-      await write(t0, out.values, (part) => part.addStaged(out, undefined));
-    });
+    await eachRun(
+      v,
+      runs,
+      unit.dims,
+      unit.band,
+      { ...walk, source, arrays: (length) => kernel.runArray(length) },
+      async (t0, slab, hold) => {
+        const slices = slab.length / P;
+        await held.hold(groups.subarray(t0, t0 + slices));
+        // Over the run's values, so that the sink may write them from there while the walk holds them.
+        const out = kernel.apply(slab, (k) => held.slotOf(groups[t0 + k]), kind, nodata, limit, { inPlace: true });
+        await write(t0, out.values, (part) => part.addStaged(out, undefined), out.values === slab ? hold : undefined);
+      },
+    );
     return;
   }
   const external = externalReference(v, plan, walk.referenceCube)!;

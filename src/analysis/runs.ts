@@ -92,38 +92,52 @@ export async function eachRun(
   // Arrays of this walk's own, offered to the reader run after run: the reader's own arrays
   // are never reused (one might be shared with a cache of its own).
   const spare: TypedArray[] = [];
+  /** Arrays a run's use still holds (a write from them in flight): each back in `spare` once its hold settles. */
+  const holding = new Set<Promise<void>>();
   let offer = true; // until the reader shows it does not fill them
+  const arrayFor = async (length: number): Promise<TypedArray | undefined> => {
+    if (!offer) return undefined;
+    for (;;) {
+      const i = spare.findIndex((a) => a.length >= length);
+      if (i >= 0) return spare.splice(i, 1)[0];
+      const fresh = walk.arrays?.(length);
+      if (fresh) return fresh;
+      // The kernel's arrays all held: the first let go, rather than one the kernel cannot take.
+      if (holding.size === 0) return new PIXEL_ARRAYS[v.pixelType](length);
+      await Promise.race(holding);
+    }
+  };
   const read = (run: IndexRange) => {
     const length = (run[1] - run[0]) * band.width * band.height * otherCount;
-    const i = spare.findIndex((a) => a.length >= length);
-    const own = !offer ? undefined : i >= 0 ? spare.splice(i, 1)[0] : (walk.arrays?.(length) ?? new PIXEL_ARRAYS[v.pixelType](length));
-    const selection = { dims: dims.map((r, d) => (d === t ? run : r)), window: band, signal, into: own?.subarray(0, length) };
-    const p = walk.source ? walk.source(selection) : v.read(selection);
-    p.catch(() => {}); // awaited in turn; never an unhandled rejection meanwhile
-    return { p, own };
+    const got = arrayFor(length).then(async (own) => {
+      const selection = { dims: dims.map((r, d) => (d === t ? run : r)), window: band, signal, into: own?.subarray(0, length) };
+      return { slab: await (walk.source ? walk.source(selection) : v.read(selection)), own };
+    });
+    got.catch(() => {}); // awaited in turn; never an unhandled rejection meanwhile
+    return got;
   };
   let next = mine.length > 0 ? read(mine[0]) : undefined;
-  /** What still reads the array of the run before (use's hold), which the next read may take. */
-  let held: Promise<unknown> = Promise.resolve();
   for (let i = 0; i < mine.length; i++) {
     signal?.throwIfAborted();
-    const { p, own } = next!;
-    const slab = await p;
-    await held;
+    const { slab, own } = await next!;
     next = i + 1 < mine.length ? read(mine[i + 1]) : undefined;
     // Before this run's computing (synchronous, in a kernel): the next run's reads reach their
     // chunks' reads and fetches (io/hdf5/chunkFetcher.ts) only through several awaits, and a
     // fetch posted after the computing overlaps none of it (a LINEAR trend 1.5 s, not 2.0).
     await new Promise((resolve) => setImmediate(resolve));
-    let hold: Promise<unknown> = Promise.resolve();
-    await use(mine[i][0], slab.data, (until) => {
-      hold = Promise.all([hold, until]);
-      hold.catch(() => {}); // awaited in turn; never an unhandled rejection meanwhile
-    });
-    held = hold;
-    if (own && slab.data.buffer === own.buffer) spare.push(own);
-    else offer = false;
+    let hold: Promise<unknown> | undefined;
+    await use(mine[i][0], slab.data, (until) => void (hold = hold ? Promise.all([hold, until]) : until));
+    if (!own || slab.data.buffer !== own.buffer) offer = false;
+    else if (!hold) spare.push(own);
+    else {
+      const back: Promise<void> = hold.then(() => {
+        holding.delete(back);
+        spare.push(own);
+      });
+      back.catch(() => {}); // awaited below, or by the next read that waits for an array
+      holding.add(back);
+    }
     walk.onProgress?.((i + 1) / total);
   }
-  await held;
+  await Promise.all(holding);
 }

@@ -16,8 +16,16 @@ export interface BlockSink {
    * may reuse the slab's array once this resolves. With `summaries`, the sink may summarize
    * the block's chunks where it encodes them (off the caller's thread): it resolves true when
    * it handed every chunk's summary to `summaries.take`, else the caller summarizes the block.
+   * With `hold`, the sink may go on reading the slab's array after this resolves, until what
+   * it gives `hold` settles (a block in shared memory written from there).
    */
-  writeBlock(variable: string, start: readonly number[], slab: Slab, summaries?: ChunkSummaries): Promise<boolean | void>;
+  writeBlock(
+    variable: string,
+    start: readonly number[],
+    slab: Slab,
+    summaries?: ChunkSummaries,
+    hold?: (until: Promise<unknown>) => void,
+  ): Promise<boolean | void>;
   /**
    * Keep `slab` for a later pass to read back with readKept; false when the sink cannot
    * (then nothing was kept). The caller leaves the slab's array alone until this resolves

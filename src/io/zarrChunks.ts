@@ -28,9 +28,11 @@ export interface ChunkWriter {
    * with nothing written, otherwise. Resolves once the slab is copied (the caller may reuse
    * it); its chunks are written in the background: flush waits for them. With `summaries`,
    * each chunk is summarized where it is encoded (the summary of the values it holds of the
-   * array, not its padding).
+   * array, not its padding). With `hold`, a block in a kernel's shared memory whose chunks
+   * are its values in order (whole slices) is encoded from where it is instead of copied:
+   * `hold` is given what settles once it is written, until when the caller leaves it alone.
    */
-  tryWrite(start: readonly number[], slab: Slab, summaries?: ChunkSummaries): Promise<boolean>;
+  tryWrite(start: readonly number[], slab: Slab, summaries?: ChunkSummaries, hold?: (until: Promise<unknown>) => void): Promise<boolean>;
   /** Wait until every chunk handed over so far is written (or failed); throws the first failure. */
   flush(): Promise<void>;
   /**
@@ -116,9 +118,9 @@ export async function openChunkWriter(
       start.map((s, d) => s / chunk[d]),
     )}_${count.join("x")}`;
   /**
-   * Whether a block can be kept from where it is: it lies in shared memory (a kernel's) and its
-   * chunks, one after another, are its values as they are (whole chunks that take its full
-   * extent in every dimension but the first: a run of whole slices).
+   * Whether a block can be written or kept from where it is: it lies in shared memory (a
+   * kernel's) and its chunks, one after another, are its values as they are (whole chunks that
+   * take its full extent in every dimension but the first: a run of whole slices).
    */
   const writableInPlace = (slab: Slab): slab is Slab & { data: TypedArray & { buffer: SharedArrayBuffer } } =>
     slab.data.constructor === Chunk &&
@@ -142,17 +144,42 @@ export async function openChunkWriter(
   /**
    * The block's chunks, each cut from `slab` and handed to the encoder, to be encoded at
    * `chunkLevel` into `dir`: each its own file, or with `blockFile` one after another in it.
+   * With `hold`, a block writableInPlace is encoded from where it is (ChunkWriter.tryWrite).
    */
   const writeChunks = async (
     dir: string,
     start: readonly number[],
     slab: Slab,
     chunkLevel: number | null,
-    { summaries, blockFile }: { summaries?: ChunkSummaries; blockFile?: string } = {},
+    { summaries, blockFile, hold }: { summaries?: ChunkSummaries; blockFile?: string; hold?: (until: Promise<unknown>) => void } = {},
   ): Promise<boolean> => {
     if (failure) throw failure;
     const count = slab.shape;
     if (!isWhole(start, count) || slab.data.constructor !== Chunk) return false;
+    if (hold && writableInPlace(slab)) {
+      const { data } = slab;
+      const written: Promise<void>[] = [];
+      for (let k = 0; k < count[0] / chunk[0]; k++) {
+        const file =
+          blockFile ??
+          fileOf(
+            dir,
+            start.map((s, d) => s / chunk[d] + (d === 0 ? k : 0)),
+          );
+        const piece = new Uint8Array(data.buffer, data.byteOffset + k * chunkBytes, chunkBytes);
+        const summarize = summaries && { summarizer: summaries.summarizer, type: Chunk.name, shape: chunk, extent: chunk };
+        const inPlace = blockFile === undefined && claimed.delete(file);
+        const put = await encoder.putShared(file, piece, {
+          level: chunkLevel,
+          summarize,
+          at: blockFile !== undefined ? k * chunkBytes : inPlace ? 0 : undefined,
+        });
+        if (put.summary) summaries!.take(put.summary);
+        written.push(track(put.written));
+      }
+      hold(Promise.all(written));
+      return true;
+    }
     const chunksAlong = count.map((n, d) => Math.ceil(n / chunk[d]));
     const chunks = combinationCount(chunksAlong);
     for (let k = 0; k < chunks; k++) {
@@ -184,7 +211,7 @@ export async function openChunkWriter(
   };
 
   return {
-    tryWrite: (start, slab, summaries) => writeChunks(arrayDir, start, slab, level, { summaries }),
+    tryWrite: (start, slab, summaries, hold) => writeChunks(arrayDir, start, slab, level, { summaries, hold }),
     // A block kept is one file (its chunks one after another): a file made and removed per
     // chunk cost the encoder ~0.4 ms each here (ext4 scans past every inode freed in the
     // last minutes to make one).

@@ -203,10 +203,10 @@ export async function createZarrWriter(
 
   return {
     chunkShapes,
-    async writeBlock(name, start, slab, summaries) {
+    async writeBlock(name, start, slab, summaries, hold) {
       const arr = arrays.get(name);
       if (!arr) throw new Error(`no variable ${name} in this writer`);
-      const written = (await direct.get(name)?.tryWrite(start, slab, summaries)) ?? false;
+      const written = (await direct.get(name)?.tryWrite(start, slab, summaries, hold)) ?? false;
       if (!written) await setBlock(arr, start, slab);
       await writeLevels(levelWriters, name, start, slab, spatialShape, nodata.get(name));
       return written;
@@ -267,8 +267,16 @@ export interface BlockWriter {
    * the slab may be reused; whole chunks are written in the background, and a failure to
    * write one surfaces at a later writeBlock or at flush. With `summaries`, a block of whole
    * chunks has each chunk summarized where it is encoded (ChunkWriter.tryWrite): true then.
+   * With `hold`, a block in a kernel's shared memory may be written from there: the slab may
+   * be reused once what `hold` was given settles (ChunkWriter.tryWrite).
    */
-  writeBlock(variable: string, start: readonly number[], slab: Slab, summaries?: ChunkSummaries): Promise<boolean>;
+  writeBlock(
+    variable: string,
+    start: readonly number[],
+    slab: Slab,
+    summaries?: ChunkSummaries,
+    hold?: (until: Promise<unknown>) => void,
+  ): Promise<boolean>;
   /**
    * Keep `slab`'s raw values in the store, apart from its arrays, for a later pass to read
    * back with readKept (after flush) instead of decoding its input again: false, with nothing
@@ -336,9 +344,9 @@ export async function openBlockWriter(path: string): Promise<BlockWriter> {
   return {
     keepBlock: async (name, start, slab) => (await (await directOf(name))?.keep(start, slab)) ?? false,
     readKept: async (name, start, shape, into) => (await directOf(name))?.takeKept(start, shape, into),
-    async writeBlock(name, start, slab, summaries) {
+    async writeBlock(name, start, slab, summaries, hold) {
       const writer = directOf(name);
-      const written = (await (await writer)?.tryWrite(start, slab, summaries)) ?? false;
+      const written = (await (await writer)?.tryWrite(start, slab, summaries, hold)) ?? false;
       if (!written) {
         let arr = arrays.get(name);
         if (!arr) {

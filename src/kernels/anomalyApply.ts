@@ -9,6 +9,9 @@ import { KernelArena, RunInput, kernelModule } from "./arena.js";
 import { WASM_BASE64 } from "./anomalyApply.wasm.js";
 import { BlockStatistics, type StagedBlock } from "./statistics.js";
 
+/** Runs in the kernel's memory at once: the one computed, the one read meanwhile, and two being written. */
+const RUN_ARRAYS = 4;
+
 export class AnomalyApplyKernel {
   /** µ of each slot's group and pixel ([slot][p]), to be filled by the caller. */
   readonly mean: Float64Array;
@@ -32,13 +35,19 @@ export class AnomalyApplyKernel {
     output: "F32" | "F64",
   ) {
     const cells = slots * pixels;
-    const { arena, placed } = KernelArena.create(kernelModule("anomalyApply", WASM_BASE64), (space) => ({
-      mean: space.allocate(Float64Array, cells),
-      sd: withSd ? space.allocate(Float64Array, cells) : undefined,
-      out: output === "F32" ? space.allocate(Float32Array, runValues) : space.allocate(Float64Array, runValues),
-      runs: new RunInput(space, runValues, pixelType),
-      statistics: new BlockStatistics(space),
-    }));
+    // Shared: a run computed in place is written to its chunks from here by the encoder's
+    // thread, which holds it meanwhile: RUN_ARRAYS runs, so that reading goes on.
+    const { arena, placed } = KernelArena.create(
+      kernelModule("anomalyApply", WASM_BASE64),
+      (space) => ({
+        mean: space.allocate(Float64Array, cells),
+        sd: withSd ? space.allocate(Float64Array, cells) : undefined,
+        out: output === "F32" ? space.allocate(Float32Array, runValues) : space.allocate(Float64Array, runValues),
+        runs: new RunInput(space, runValues, pixelType, RUN_ARRAYS),
+        statistics: new BlockStatistics(space),
+      }),
+      { sharedMemory: true },
+    );
     this.arena = arena;
     ({ mean: this.mean, sd: this.sd, out: this.out, runs: this.runs, statistics: this.statistics } = placed);
   }
@@ -51,12 +60,21 @@ export class AnomalyApplyKernel {
   /**
    * The anomalies of a run (slice k against the group in slot slotOf(k)) by method `kind`
    * (anomaly.ts's numbering), NaN where x is `nodata` or the anomaly is beyond ±limit. The
-   * result lies in the kernel's memory until the next run.
+   * result lies in the kernel's memory until the next run; with `inPlace`, over the run's own
+   * values when they are in an array of the kernel's (runArray) of the output's type (each
+   * value is read before its anomaly is stored), so that it stays while the run's array does.
    */
-  apply(values: TypedArray, slotOf: (slice: number) => number, kind: number, nodata: number, limit: number): StagedBlock {
+  apply(
+    values: TypedArray,
+    slotOf: (slice: number) => number,
+    kind: number,
+    nodata: number,
+    limit: number,
+    { inPlace = false }: { inPlace?: boolean } = {},
+  ): StagedBlock {
     const P = this.pixels;
     const run = this.runs.place(values);
-    const out = this.out.subarray(0, values.length);
+    const out = inPlace && run === values && run.constructor === this.out.constructor ? run : this.out.subarray(0, values.length);
     const f32in = run instanceof Float32Array;
     const f32out = out instanceof Float32Array;
     const e = this.arena.exports;

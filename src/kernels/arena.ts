@@ -148,17 +148,19 @@ export class RunInput {
   private readonly staging: Float32Array | Float64Array;
   private readonly free: TypedArray[] = [];
 
+  /** `arrays` run arrays (two: the run being used and the one read meanwhile; more where runs are held after their use). */
   constructor(
     private readonly space: ArraySpace,
     readonly values: number,
     pixelType: PixelType,
+    arrays = 2,
   ) {
     const array = () => (pixelType === "F32" ? space.allocate(Float32Array, values) : space.allocate(Float64Array, values));
     this.staging = array();
     // Idle while runs come in the kernel's own arrays: chunks decoded into those are staged here.
     if (space instanceof KernelArena)
       space.stageDecodesIn(new Uint8Array(this.staging.buffer, this.staging.byteOffset, this.staging.byteLength));
-    if (pixelType === "F32" || pixelType === "F64") this.free.push(array(), array());
+    if (pixelType === "F32" || pixelType === "F64") for (let i = 0; i < arrays; i++) this.free.push(array());
   }
 
   /** An array in the kernel's memory to read a run of `length` values into, while one is free (float input only). */

@@ -240,6 +240,37 @@ describe("whole chunks written directly", () => {
     }
   });
 
+  it("write a block in shared memory made of whole slices from where it is (held until written), the files and summaries a copied block's", async () => {
+    const data = Float32Array.from({ length: 90 }, (_, i) => i / 7 - 5);
+    const shared = new Float32Array(new SharedArrayBuffer(4 * 100), 40, 90);
+    shared.set(data);
+    for (const [name, chunks, codecs] of [
+      ["slices, zstd", [1, 5, 6], CODECS],
+      ["runs, raw", [3, 5, 6], [CODECS[0]]],
+      ["tiles", [1, 4, 4], CODECS], // not whole slices: copied, nothing held
+    ] as const) {
+      const { viaZarrita, direct, path } = await pair(`shared-write-${name}`, [3, 5, 6], [...chunks], "float32", undefined, codecs);
+      await zarr.set(viaZarrita, null, { data, shape: [3, 5, 6], stride: strides([3, 5, 6]) });
+      const writer = (await openChunkWriter(join(path, "b")))!;
+      const summaries: Promise<unknown>[] = [];
+      const held: Promise<unknown>[] = [];
+      const take = { summarizer: CHUNK_STATISTICS, take: (part: Promise<unknown>) => summaries.push(part) };
+      assert.equal(await writer.tryWrite([0, 0, 0], { data: shared, shape: [3, 5, 6] }, take, (until) => held.push(until)), true);
+      assert.equal(held.length, name === "tiles" ? 0 : 1, `${name}: held while written from shared memory`);
+      await Promise.all(held);
+      await writer.flush();
+      assert.deepEqual(await files(join(path, "b")), await files(join(path, "a")), `${name}: zarrita's files`);
+      const counts = (await Promise.all(summaries)).map((part) => (part as Statistics).count);
+      assert.equal(
+        counts.reduce((a, b) => a + b, 0),
+        90,
+        `${name}: each value in one chunk's summary`,
+      );
+      if (name !== "tiles") assert.deepEqual(counts, Array(3 / chunks[0]).fill(30 * chunks[0]), `${name}: each chunk's own summary`);
+      assert.deepEqual(Array.from((await zarr.get(direct, null)).data as Float32Array), Array.from(data), name);
+    }
+  });
+
   it("make a kept block that is one raw chunk that chunk's file, written over in place; a zstd one is removed", async () => {
     const V2: Keys = { name: "v2", configuration: { separator: "." } };
     const data = Float32Array.from({ length: 90 }, (_, i) => i / 7);
