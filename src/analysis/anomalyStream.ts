@@ -6,6 +6,7 @@
  * (a variable at one value of its other dimensions, one band) is independent; a share takes
  * every count-th run of each unit, so shares of one pass never write the same chunk.
  */
+import type { BlockHold } from "../cube/blockHold.js";
 import { STD_TIME, type Cube, type IndexRange, type Selection, type Slab, type Variable, variableNamed } from "../cube/types.js";
 import { AnomalyApplyKernel } from "../kernels/anomalyApply.js";
 import { type AnomalyPlan, anomalyKind, anomalyLimit, anomalyPixelType, applyAnomalyRow, referenceMismatch } from "./anomaly.js";
@@ -70,8 +71,8 @@ export async function accumulateUnit(
     moments.addRun(slab, groups, t0, nodata);
     if (keep) {
       const { start, shape } = unitBlock(v, unit, t0, slab.length / P);
-      // Kept while the next run is read: the run's array is not read into again until then.
-      hold(keep(v.name, start, { data: slab, shape }));
+      // Kept (from the run's array, held meanwhile) while the next run is read.
+      await keep(v.name, start, { data: slab, shape }, hold);
     }
   });
   return moments;
@@ -110,12 +111,7 @@ export async function applyUnit(
   // The statistics of each chunk taken where the sink encodes it (off this thread: a fifth of
   // a raw anomaly's time here), in the order written; a block the sink does not summarize, here.
   const summaries = { summarizer: CHUNK_STATISTICS, take: (part: Promise<unknown>) => statistics.addLater(part) };
-  const write = async (
-    t0: number,
-    out: Float32Array | Float64Array,
-    here: (part: StatisticsAccumulator) => void,
-    hold?: (until: Promise<unknown>) => void,
-  ) => {
+  const write = async (t0: number, out: Float32Array | Float64Array, here: (part: StatisticsAccumulator) => void, hold?: BlockHold) => {
     const { start, shape } = unitBlock(v, unit, t0, out.length / P);
     walk.signal?.throwIfAborted();
     if (await sink.writeBlock(v.name, start, { data: out, shape }, summaries, hold)) return;

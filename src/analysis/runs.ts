@@ -4,6 +4,7 @@
  * ahead; a share takes every count-th run, so shares of one pass never read or write the
  * same chunk.
  */
+import type { BlockHold } from "../cube/blockHold.js";
 import type { Cube, IndexRange, Selection, Slab, TypedArray, Variable, Window } from "../cube/types.js";
 import { PIXEL_ARRAYS, STD_TIME, variableNamed } from "../cube/types.js";
 import { combinationAt } from "../cube/combinations.js";
@@ -74,7 +75,7 @@ export interface RunWalk {
  * each, and a fresh array per run kept the collector and the kernel busy). A hold that
  * rejects fails the walk.
  * @example
- * await eachRun(v, runs, dims, band, { share }, async (t0, values, hold) => { ... hold(sink.keepBlock(name, start, { data: values, shape })) });
+ * await eachRun(v, runs, dims, band, { share }, async (t0, values, hold) => { ... await sink.keepBlock(name, start, { data: values, shape }, hold) });
  */
 export async function eachRun(
   v: Variable,
@@ -82,7 +83,7 @@ export async function eachRun(
   dims: readonly IndexRange[],
   band: Window,
   walk: RunWalk,
-  use: (t0: number, values: TypedArray, hold: (until: Promise<unknown>) => void) => Promise<void>,
+  use: (t0: number, values: TypedArray, hold: BlockHold) => Promise<void>,
 ): Promise<void> {
   const { signal, share } = walk;
   const t = v.dimensions.findIndex((d) => d.name === STD_TIME);

@@ -3,6 +3,7 @@
  * (one slice by one spatial tile) at a time: memory is one tile whatever the cube's size.
  * Pure orchestration over the Cube interface; knows nothing of formats or jobs.
  */
+import type { BlockHold } from "../cube/blockHold.js";
 import { combinationAt } from "../cube/combinations.js";
 import { type Cube, type Slab, type TypedArray, type Window, variableNamed } from "../cube/types.js";
 import type { ChunkSummaries } from "../cube/chunkSummaries.js";
@@ -19,19 +20,12 @@ export interface BlockSink {
    * With `hold`, the sink may go on reading the slab's array after this resolves, until what
    * it gives `hold` settles (a block in shared memory written from there).
    */
-  writeBlock(
-    variable: string,
-    start: readonly number[],
-    slab: Slab,
-    summaries?: ChunkSummaries,
-    hold?: (until: Promise<unknown>) => void,
-  ): Promise<boolean | void>;
+  writeBlock(variable: string, start: readonly number[], slab: Slab, summaries?: ChunkSummaries, hold?: BlockHold): Promise<boolean | void>;
   /**
    * Keep `slab` for a later pass to read back with readKept; false when the sink cannot
-   * (then nothing was kept). The caller leaves the slab's array alone until this resolves
-   * (the sink may write the block straight from it).
+   * (then nothing was kept). With `hold`, as writeBlock's.
    */
-  keepBlock?(variable: string, start: readonly number[], slab: Slab): Promise<boolean>;
+  keepBlock?(variable: string, start: readonly number[], slab: Slab, hold?: BlockHold): Promise<boolean>;
   /**
    * A block kept by keepBlock, read back (into `into` when given) and no longer kept;
    * undefined when it is not kept (never, or read back already).

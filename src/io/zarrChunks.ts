@@ -17,6 +17,7 @@ import type { Slab, TypedArray } from "../cube/types.js";
 import { typedArrayFor } from "./raw.js";
 import { ZARR_NUMERIC_DTYPES } from "./zarrRead.js";
 import { type ChunkEncoder, chunkEncoder } from "./chunkEncoder.js";
+import type { BlockHold } from "../cube/blockHold.js";
 import type { ChunkSummaries } from "../cube/chunkSummaries.js";
 
 /** Buffers per vectored read (Linux's IOV_MAX). */
@@ -32,7 +33,7 @@ export interface ChunkWriter {
    * are its values in order (whole slices) is encoded from where it is instead of copied:
    * `hold` is given what settles once it is written, until when the caller leaves it alone.
    */
-  tryWrite(start: readonly number[], slab: Slab, summaries?: ChunkSummaries, hold?: (until: Promise<unknown>) => void): Promise<boolean>;
+  tryWrite(start: readonly number[], slab: Slab, summaries?: ChunkSummaries, hold?: BlockHold): Promise<boolean>;
   /** Wait until every chunk handed over so far is written (or failed); throws the first failure. */
   flush(): Promise<void>;
   /**
@@ -40,10 +41,9 @@ export interface ChunkWriter {
    * chunks (one file for the block in the writer's kept directory, named by its first chunk's
    * key and its shape), for a later pass to take back with takeKept instead of decoding its
    * input again; false, with nothing written, where tryWrite would be false or the writer has
-   * no kept directory. Resolves once the slab's array may be reused: a block whose chunks
-   * are its values in order (whole slices) is written straight from it, the others copied.
+   * no kept directory. With `hold`, as tryWrite's.
    */
-  keep(start: readonly number[], slab: Slab): Promise<boolean>;
+  keep(start: readonly number[], slab: Slab, hold?: BlockHold): Promise<boolean>;
   /**
    * The block of `shape` at `start` as keep kept it (and flush wrote it), read into `into`
    * when given, its file then removed; undefined when that block is not kept whole (never
@@ -118,14 +118,13 @@ export async function openChunkWriter(
       start.map((s, d) => s / chunk[d]),
     )}_${count.join("x")}`;
   /**
-   * Whether a block can be written or kept from where it is: it lies in shared memory (a
-   * kernel's) and its chunks, one after another, are its values as they are (whole chunks that
-   * take its full extent in every dimension but the first: a run of whole slices).
+   * Whether a block of whole chunks of the array's type can be written or kept from where it
+   * is: it lies in shared memory (a kernel's) and its chunks, one after another, are its values
+   * as they are (chunks that take its full extent in every dimension but the first: a run of
+   * whole slices).
    */
   const writableInPlace = (slab: Slab): slab is Slab & { data: TypedArray & { buffer: SharedArrayBuffer } } =>
-    slab.data.constructor === Chunk &&
-    slab.data.buffer instanceof SharedArrayBuffer &&
-    slab.shape.every((n, d) => (d === 0 ? n % chunk[0] === 0 : n === chunk[d]));
+    slab.data.buffer instanceof SharedArrayBuffer && slab.shape.every((n, d) => (d === 0 ? n % chunk[0] === 0 : n === chunk[d]));
   /** Where a vectored read puts the bytes of a chunk that fall outside the block. */
   let skip: Uint8Array | undefined;
   /** Chunk files takeKept made of kept blocks: tryWrite writes over them rather than making them again. */
@@ -151,7 +150,7 @@ export async function openChunkWriter(
     start: readonly number[],
     slab: Slab,
     chunkLevel: number | null,
-    { summaries, blockFile, hold }: { summaries?: ChunkSummaries; blockFile?: string; hold?: (until: Promise<unknown>) => void } = {},
+    { summaries, blockFile, hold }: { summaries?: ChunkSummaries; blockFile?: string; hold?: BlockHold } = {},
   ): Promise<boolean> => {
     if (failure) throw failure;
     const count = slab.shape;
@@ -215,21 +214,8 @@ export async function openChunkWriter(
     // A block kept is one file (its chunks one after another): a file made and removed per
     // chunk cost the encoder ~0.4 ms each here (ext4 scans past every inode freed in the
     // last minutes to make one).
-    async keep(start, slab) {
-      if (keptDir === undefined) return false;
-      const file = keptFileOf(keptDir, start, slab.shape);
-      if (!isWhole(start, slab.shape) || !writableInPlace(slab)) return writeChunks(keptDir, start, slab, null, { blockFile: file });
-      // In a kernel's shared memory, its bytes the file's: written from there, not copied for
-      // the encoder's thread first (a fifth of an anomaly's first pass on the job's thread).
-      if (failure) throw failure;
-      const { data } = slab;
-      const { written } = await encoder.putShared(file, new Uint8Array(data.buffer, data.byteOffset, data.byteLength), {
-        level: null,
-        at: 0,
-      });
-      await track(written);
-      return true;
-    },
+    keep: async (start, slab, hold) =>
+      keptDir !== undefined && writeChunks(keptDir, start, slab, null, { blockFile: keptFileOf(keptDir, start, slab.shape), hold }),
     async takeKept(start, count, into) {
       if (keptDir === undefined || !isWhole(start, count)) return undefined;
       const block = into?.constructor === Chunk ? into : typedArrayFor(dtype, combinationCount(count));

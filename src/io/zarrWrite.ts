@@ -23,6 +23,7 @@ import {
   spatialNames,
   variableAttributes,
 } from "./cfAttributes.js";
+import type { BlockHold } from "../cube/blockHold.js";
 import type { ChunkSummaries } from "../cube/chunkSummaries.js";
 import type { ChunkEncoder } from "./chunkEncoder.js";
 import { type ChunkWriter, openChunkWriter } from "./zarrChunks.js";
@@ -211,7 +212,7 @@ export async function createZarrWriter(
       await writeLevels(levelWriters, name, start, slab, spatialShape, nodata.get(name));
       return written;
     },
-    keepBlock: async (name, start, slab) => (await direct.get(name)?.keep(start, slab)) ?? false,
+    keepBlock: async (name, start, slab, hold) => (await direct.get(name)?.keep(start, slab, hold)) ?? false,
     readKept: async (name, start, shape, into) => direct.get(name)?.takeKept(start, shape, into),
     flush,
     async finish(attributes) {
@@ -270,21 +271,14 @@ export interface BlockWriter {
    * With `hold`, a block in a kernel's shared memory may be written from there: the slab may
    * be reused once what `hold` was given settles (ChunkWriter.tryWrite).
    */
-  writeBlock(
-    variable: string,
-    start: readonly number[],
-    slab: Slab,
-    summaries?: ChunkSummaries,
-    hold?: (until: Promise<unknown>) => void,
-  ): Promise<boolean>;
+  writeBlock(variable: string, start: readonly number[], slab: Slab, summaries?: ChunkSummaries, hold?: BlockHold): Promise<boolean>;
   /**
    * Keep `slab`'s raw values in the store, apart from its arrays, for a later pass to read
    * back with readKept (after flush) instead of decoding its input again: false, with nothing
    * kept, unless the slab is whole chunks of the variable's type. A kept block that is never
-   * read back is removed when the store is finished. Resolves once the slab's array may be
-   * reused (a block whose chunks are its values in order is written straight from it).
+   * read back is removed when the store is finished. With `hold`, as writeBlock's.
    */
-  keepBlock(variable: string, start: readonly number[], slab: Slab): Promise<boolean>;
+  keepBlock(variable: string, start: readonly number[], slab: Slab, hold?: BlockHold): Promise<boolean>;
   /**
    * A block kept by keepBlock, read back into `into` when given, and removed (it is read
    * once); undefined when it is not kept (any more): a pass run again after a failure finds
@@ -342,7 +336,7 @@ export async function openBlockWriter(path: string): Promise<BlockWriter> {
     return writer;
   };
   return {
-    keepBlock: async (name, start, slab) => (await (await directOf(name))?.keep(start, slab)) ?? false,
+    keepBlock: async (name, start, slab, hold) => (await (await directOf(name))?.keep(start, slab, hold)) ?? false,
     readKept: async (name, start, shape, into) => (await directOf(name))?.takeKept(start, shape, into),
     async writeBlock(name, start, slab, summaries, hold) {
       const writer = directOf(name);

@@ -219,7 +219,7 @@ describe("whole chunks written directly", () => {
     }
   });
 
-  it("keep a block in shared memory (a kernel's) whose chunks are whole slices from where it is, the file as a copied one", async () => {
+  it("keep a block in shared memory (a kernel's) whose chunks are whole slices from where it is (held until written), the file as a copied one", async () => {
     const data = Float32Array.from({ length: 90 }, (_, i) => i / 7);
     const shared = new Float32Array(new SharedArrayBuffer(4 * 100), 40, 90);
     shared.set(data);
@@ -232,7 +232,10 @@ describe("whole chunks written directly", () => {
       const copied = (await openChunkWriter(join(path, "b"), join(path, "kept-copied")))!;
       const fromShared = (await openChunkWriter(join(path, "b"), join(path, "kept-shared")))!;
       assert.equal(await copied.keep([0, 0, 0], { data, shape: [3, 5, 6] }), true);
-      assert.equal(await fromShared.keep([0, 0, 0], { data: shared, shape: [3, 5, 6] }), true);
+      const held: Promise<unknown>[] = [];
+      assert.equal(await fromShared.keep([0, 0, 0], { data: shared, shape: [3, 5, 6] }, (until) => held.push(until)), true);
+      assert.equal(held.length, name === "tiles" ? 0 : 1, `${name}: held while kept from shared memory`);
+      await Promise.all(held);
       await copied.flush();
       await fromShared.flush();
       assert.deepEqual(await files(join(path, "kept-shared")), await files(join(path, "kept-copied")), name);
