@@ -44,15 +44,18 @@ export function fetchChunksAside(on: boolean, minBytes = FETCH_ASIDE_BYTES): voi
   minStoredBytes = on ? minBytes : undefined;
 }
 
+/** Reads and inflates a chunk of `size` bytes at `position` of the file `fd` into at most `room` bytes. */
+export interface ChunkFetcher {
+  fetch(fd: number, position: number, size: number, room: number): Promise<Fetched>;
+}
+
 /** The fetcher, when this thread's reads go through it and a chunk stored in `bytes` is worth the trip. */
-export function chunkFetcher(
-  bytes: number,
-): { fetch(fd: number, position: number, size: number, room: number): Promise<Fetched> } | undefined {
+export function chunkFetcher(bytes: number): ChunkFetcher | undefined {
   if (minStoredBytes === undefined || bytes < minStoredBytes) return undefined;
   return (fetcher ??= startFetcher());
 }
 
-function startFetcher() {
+function startFetcher(): ChunkFetcher {
   let worker: Worker | undefined;
   let nextId = 0;
   const pending = new Map<number, { resolve: (answer: FetchAnswer) => void; reject: (e: Error) => void }>();

@@ -10,7 +10,7 @@ import { inLanes } from "../../cube/inLanes.js";
 import { readHyperslab } from "../hyperslab.js";
 import { type WindowRead, arrayToFill, typedArrayFor } from "../raw.js";
 import { type StoredChunk, storedChunks } from "./chunkIndex.js";
-import { type Fetched, chunkFetcher } from "./chunkFetcher.js";
+import { type ChunkFetcher, chunkFetcher } from "./chunkFetcher.js";
 import { FilterId, INFLATE_SLACK, decodeChunk, unsupportedFilter } from "./filters.js";
 import type { ReversedRows } from "../../kernels/arena.js";
 import { flipRows } from "../flipRows.js";
@@ -233,13 +233,7 @@ class Dataset implements Hdf5Dataset {
   /** A stored chunk read on its own and decoded. */
   private async readStored(stored: StoredChunk, into?: Uint8Array, reversed?: ReversedRows): Promise<Uint8Array> {
     const fetcher = this.inflatesAside(stored) ? chunkFetcher(stored.size) : undefined;
-    if (fetcher)
-      return this.readAside(
-        stored,
-        (fd, position) => fetcher.fetch(fd, position, stored.size, this.chunkBytes + INFLATE_SLACK),
-        into,
-        reversed,
-      );
+    if (fetcher) return this.readAside(stored, fetcher, into, reversed);
     // Stored bytes are read into a buffer of the dataset's own, reused once decoded: a fresh
     // one per chunk was garbage the collector and the kernel then paid for.
     const i = this.readBuffers.findIndex((b) => b.length >= stored.size);
@@ -263,31 +257,17 @@ class Dataset implements Hdf5Dataset {
 
   /** Whether the chunk fetcher may read and inflate this chunk: one whose decoding starts with the inflate. */
   private inflatesAside(stored: StoredChunk): boolean {
-    const filters = this.filters;
-    return (
-      stored.filterMask === 0 &&
-      filters.length > 0 &&
-      filters[filters.length - 1].id === FilterId.deflate &&
-      !(
-        this.layout.class === "chunked" &&
-        this.layout.unfilteredEdges &&
-        stored.coords.some((c, d) => (c + 1) * this.chunkShape[d] > this.shape[d])
-      )
-    );
+    return stored.filterMask === 0 && this.filtersOf(stored).at(-1)?.id === FilterId.deflate;
   }
 
   /** A chunk read and inflated on the fetcher's thread (chunkFetcher.ts), its other filters undone here. */
-  private async readAside(
-    stored: StoredChunk,
-    fetch: (fd: number, position: number) => Promise<Fetched>,
-    into?: Uint8Array,
-    reversed?: ReversedRows,
-  ): Promise<Uint8Array> {
+  private async readAside(stored: StoredChunk, fetcher: ChunkFetcher, into?: Uint8Array, reversed?: ReversedRows): Promise<Uint8Array> {
+    const fetch = (fd: number, position: number) => fetcher.fetch(fd, position, stored.size, this.chunkBytes + INFLATE_SLACK);
     const { bytes, release } = await this.source.readAside(stored.address, stored.size, fetch);
     this.chunkReadCalls++;
     this.chunksRead++;
     try {
-      const decoded = decodeChunk(bytes, this.filters.slice(0, -1), 0, this.chunkBytes, this.type.size, into, reversed);
+      const decoded = decodeChunk(bytes, this.filtersOf(stored).slice(0, -1), 0, this.chunkBytes, this.type.size, into, reversed);
       // Decoded where the fetcher inflated it (no filter after the inflate): copied out before that memory goes back.
       if (decoded.buffer !== bytes.buffer) return decoded;
       if (!into || into.length !== decoded.length) return new Uint8Array(decoded);
@@ -298,11 +278,15 @@ class Dataset implements Hdf5Dataset {
     }
   }
 
-  /** A stored chunk's bytes through its filters (an edge chunk may have skipped them). */
+  /** A stored chunk's bytes through its filters. */
   private decode(stored: StoredChunk, bytes: Buffer, into?: Uint8Array, reversed?: ReversedRows): Uint8Array {
+    return decodeChunk(bytes, this.filtersOf(stored), stored.filterMask, this.chunkBytes, this.type.size, into, reversed);
+  }
+
+  /** The filters a stored chunk went through: none for an edge chunk of a layout that skips them there. */
+  private filtersOf(stored: StoredChunk): readonly Filter[] {
     const partial = stored.coords.some((c, d) => (c + 1) * this.chunkShape[d] > this.shape[d]);
-    const filters = this.layout.class === "chunked" && this.layout.unfilteredEdges && partial ? [] : this.filters;
-    return decodeChunk(bytes, filters, stored.filterMask, this.chunkBytes, this.type.size, into, reversed);
+    return this.layout.class === "chunked" && this.layout.unfilteredEdges && partial ? [] : this.filters;
   }
 
   /**
