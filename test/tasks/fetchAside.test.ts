@@ -2,8 +2,9 @@
  * A streamed trend's passes write nothing while they read (tasks/trendStreaming.ts
  * walk.fetchAside): on a job of two threads, its NetCDF-4 chunks are read and inflated on a
  * thread beside the one summing them (io/hdf5/chunkFetcher.ts), the job's message says so, and
- * the trend is the same to the bit as on one thread, which fetches nothing aside. The input:
- * a synthetic cube copied to NetCDF-4 by Strata's writer (gzip chunks of 1 × 256 × 256).
+ * the trend is the line the cube was made of (worked out from its formula) and the same to the
+ * bit as on one thread, which fetches nothing aside. The input: a synthetic cube copied to
+ * NetCDF-4 by Strata's writer (gzip chunks of 1 × 256 × 256).
  */
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -11,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, it } from "node:test";
 import { chunksFetchedAside } from "../../src/io/hdf5/chunkFetcher.js";
+import { readTrendMetadata } from "../../src/analysis/trendModel.js";
 import { writeNetcdf4 } from "../../src/io/netcdf4Write.js";
 import { openCube } from "../../src/io/open.js";
 import { openRasterStore } from "../../src/store/rasterStore.js";
@@ -46,7 +48,7 @@ const env: ParseEnv = {
 };
 
 /** The LINEAR trend (with RMSE) on `threads` threads, streamed (a small tile budget); its values, its messages, and the chunks fetched aside. */
-async function trend(threads: number): Promise<{ values: Float64Array; messages: string[]; fetched: number }> {
+async function trend(threads: number): Promise<{ values: Float64Array; bands: readonly string[]; messages: string[]; fetched: number }> {
   const { options } = await trendTask.parse(
     {
       inputMultidimensionalRaster: '{"uri":"cube"}',
@@ -64,8 +66,14 @@ async function trend(threads: number): Promise<{ values: Float64Array; messages:
   const out = await openCube(await (await openRasterStore(dataDir, { sweep: false })).resolve(datasetId));
   try {
     const v = out.variables[0];
+    const meta = readTrendMetadata(v.attributes);
+    assert.ok(typeof meta !== "string", String(meta));
+    assert.deepEqual(
+      v.dimensions.map((d) => d.name),
+      ["Band"],
+    );
     const slab = await v.read({ dims: v.dimensions.map((d) => [0, d.values.length] as const) });
-    return { values: slab.data as Float64Array, messages, fetched };
+    return { values: slab.data as Float64Array, bands: meta.bands, messages, fetched };
   } finally {
     await out.close();
   }
@@ -87,10 +95,18 @@ it("fetches a streamed trend's chunks aside on two threads, to the same bits as 
   );
   assert.ok(!one.messages.some((m) => /beside/.test(m)));
   assert.equal(one.values.length, two.values.length);
-  assert.ok(
-    one.values.some((x) => x !== 0 && Number.isFinite(x)),
-    "a trend of something",
-  );
+  // The cube is 0.02·t plus a constant a pixel (t in days since 2000-01-01, x in days since
+  // 1970: docs/tasks.md), float32-rounded: Slope 0.02 a day, Intercept that constant less
+  // 0.02 × 10957 days, RMSE the rounding alone.
+  const pixels = SHAPE.height * SHAPE.width;
+  const band = (name: string) => two.bands.indexOf(name) * pixels;
+  for (let p = 0; p < pixels; p += 397) {
+    const [row, col] = [Math.floor(p / SHAPE.width), p % SHAPE.width];
+    const constant = value(0, row, col);
+    assert.ok(Math.abs(two.values[band("Slope") + p] - 0.02) < 1e-6, `pixel ${p}: Slope ${two.values[band("Slope") + p]}`);
+    assert.ok(Math.abs(two.values[band("Intercept") + p] - (constant - 0.02 * 10957)) < 1e-3, `pixel ${p}: Intercept`);
+    assert.ok(two.values[band("RMSE") + p] < 1e-5, `pixel ${p}: RMSE ${two.values[band("RMSE") + p]}`);
+  }
   for (let i = 0; i < one.values.length; i++)
     if (!Object.is(one.values[i], two.values[i])) assert.fail(`value ${i}: ${one.values[i]} vs ${two.values[i]}`);
 });
