@@ -53,6 +53,8 @@ const COARSE_BITS: u64 = 22;
 const SETTLE_MOVES = 4;
 /** Candidates few enough for selectRanks to sort by insertion. */
 const SORTED_SELECTION = 24;
+/** Seasons up to this many points are sorted by insertion (sortCount): a radix pass's 2048 counts cost more than their moves. */
+const INSERTION_SORT = 64;
 /** Series up to this many 64-point words are counted with a bitset (countReversed), longer ones with the Fenwick tree. */
 const BITSET_WORDS = 64;
 
@@ -292,6 +294,7 @@ export function summarize(segments: i32): bool {
 export function sortCount(from: i32, to: i32, strict: bool): f64 {
   const size = to - from;
   if (size < 2) return 0;
+  if (size <= INSERTION_SORT) return insertionSortCount(from, size, strict);
   // Float32 data leave the low 29 bits zero, and a series' keys mostly share their exponent.
   const differ = toOrderedBits(key + ((<usize>from) << 3), bits, size);
   const end: u64 = differ == 0 ? 0 : 64 - clz(differ);
@@ -311,6 +314,31 @@ export function sortCount(from: i32, to: i32, strict: bool): f64 {
     const p = i32At(src, k);
     setF64(keyTmp, k, f64At(key, from + p));
     setI32(orderTmp, k, i32At(order, from + p));
+  }
+  if (!strict) count += reverseEqualRuns(size);
+  memory.copy(key + ((<usize>from) << 3), keyTmp, (<usize>size) << 3);
+  memory.copy(order + ((<usize>from) << 2), orderTmp, (<usize>size) << 2);
+  return <f64>count;
+}
+
+/** sortCount of a few keys: by insertion, each move a pair reversed (a later key strictly smaller). */
+function insertionSortCount(from: i32, size: i32, strict: bool): f64 {
+  memory.copy(keyTmp, key + ((<usize>from) << 3), (<usize>size) << 3);
+  memory.copy(orderTmp, order + ((<usize>from) << 2), (<usize>size) << 2);
+  let count: i64 = 0;
+  for (let j = 1; j < size; j++) {
+    const k = f64At(keyTmp, j);
+    if (f64At(keyTmp, j - 1) <= k) continue;
+    const o = i32At(orderTmp, j);
+    let i = j;
+    do {
+      setF64(keyTmp, i, f64At(keyTmp, i - 1));
+      setI32(orderTmp, i, i32At(orderTmp, i - 1));
+      i--;
+    } while (i > 0 && f64At(keyTmp, i - 1) > k);
+    setF64(keyTmp, i, k);
+    setI32(orderTmp, i, o);
+    count += j - i;
   }
   if (!strict) count += reverseEqualRuns(size);
   memory.copy(key + ((<usize>from) << 3), keyTmp, (<usize>size) << 3);

@@ -117,6 +117,23 @@ describe("Kendall fast path against brute force", () => {
     }
   });
 
+  it("Seasonal-Kendall by day of year: 366 seasons of 1-5 points (a daily cube's DAYS seasons, each sorted by insertion)", () => {
+    const scratch = kendallScratch(366 * 5);
+    for (let trial = 0; trial < 12; trial++) {
+      const starts = [0];
+      const x: number[] = [];
+      const y: number[] = [];
+      for (let g = 0; g < 366; g++) {
+        // Years of one calendar day, 365 days apart; day 366 (Feb 29) in one year of four.
+        const size = g === 365 ? 1 : 3 + Math.floor(random() * 3);
+        for (let k = 0; k < size; k++) x.push(g + 365 * k);
+        y.push(...series(size, trial % 6, Float64Array.from(x.slice(-size))));
+        starts.push(x.length);
+      }
+      check(seasonalKendall(x, y, starts, 366, scratch), reference(x, y, starts), `trial ${trial}`);
+    }
+  });
+
   it("first cuts far from the median: outliers that pull the least-squares slope away or across 0, steep trends, cycles", () => {
     // The first cut is at the least-squares slope: these put it thousands of pairs from the
     // median, on the other side of 0, or every slope on one side of it.

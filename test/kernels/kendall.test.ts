@@ -101,6 +101,19 @@ describe("KendallKernel", () => {
     checkSort([Infinity, -Infinity, 0, 1, -1, Infinity], 0, 6, true);
   });
 
+  it("sorts a season of up to 64 points by insertion and a longer one by its radix digits, alike on both sides of the cut", () => {
+    for (const n of [2, 3, 4, 5, 63, 64, 65, 66]) {
+      for (let trial = 0; trial < 8; trial++) {
+        const values = Array.from({ length: n }, () => {
+          const r = random();
+          return trial % 2 === 0 ? Math.round(r * 5) - 2 : r < 0.2 ? (r < 0.1 ? 0 : -0) : Math.fround(280 + 10 * r);
+        });
+        checkSort(values, 0, n, trial % 4 < 2);
+        checkSort([9, 9, ...values, -9], 2, n + 2, trial % 4 >= 2);
+      }
+    }
+  });
+
   it("counts through the bitset of 64-point words up to 4096 points and the Fenwick tree beyond, at and around word ends", () => {
     for (const n of [63, 64, 65, 127, 129, 4095, 4096, 4097, 5000]) {
       const values = Array.from({ length: n }, (_, i) => (i % 3 === 0 ? Math.round(random() * 20) : Math.fround(280 + 10 * random())));
