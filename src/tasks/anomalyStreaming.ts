@@ -11,11 +11,12 @@ import type { ReferenceSource } from "../analysis/referenceSlots.js";
 import { GroupMoments, groupViewOffsets } from "../analysis/groupMoments.js";
 import { type StreamUnit, streamUnits } from "../analysis/runs.js";
 import { transposeWalk } from "./transposeWalk.js";
+import { anomalyApplyCost, medianTilesCost } from "./passCosts.js";
 import { groupKeys } from "../analysis/groups.js";
 import { statisticsAccumulator } from "../analysis/statistics.js";
 import { TIME_TILE_BUDGET_BYTES, windowTiles } from "../analysis/tiles.js";
 import { STD_TIME, type Cube, type Variable, variableNamed } from "../cube/types.js";
-import { TILE } from "../io/zarrWrite.js";
+import { type OutputCompression, TILE } from "../io/zarrWrite.js";
 import { overviewFactors } from "../io/zarrOverviews.js";
 import { ACCUMULATOR_BUDGET_BYTES, type TaskWalk, type WalkPlan, chooseWalk, cubeWalk, taskWalk } from "../plan/walkPlan.js";
 import type { Scratch, ScratchFile } from "../store/scratch.js";
@@ -115,17 +116,24 @@ export function streamedChunks(v: Variable, plan: AnomalyStreamPlan, raw = false
 export function anomalyWalk(
   cube: Cube,
   chosen: AnomalyWalk,
-  plan: AnomalyPlan,
+  plan: AnomalyPlan & { readonly compression?: OutputCompression },
   reference: Cube | undefined,
 ): Pick<OpenedInput, "walk" | "compute" | "merge"> {
+  const compressed = plan.compression !== "NONE";
   if (chosen.kind === "tile") {
     return { walk: { passes: 1, note: chosen.note }, compute: (sink, walk) => computeAnomaly(cube, plan, sink, { ...walk, reference }) };
   }
   if (chosen.kind === "transpose") {
     const edge = (name: string) => anomalyTileEdge(variableNamed(cube, name), plan);
     const tiles = Object.fromEntries(plan.variables.map((name) => [name, { height: edge(name), width: edge(name) }]));
-    return transposeWalk(cube, plan.variables, { window: plan.window, tiles, runs: chosen.runs }, chosen, true, (transposed, sink, walk) =>
-      computeAnomaly(transposed, plan, sink, { ...walk, reference }),
+    return transposeWalk(
+      cube,
+      plan.variables,
+      { window: plan.window, tiles, runs: chosen.runs },
+      chosen,
+      true,
+      (transposed, sink, walk) => computeAnomaly(transposed, plan, sink, { ...walk, reference }),
+      (threads) => medianTilesCost(compressed, threads),
     );
   }
   const stream = chosen.plan;
@@ -134,7 +142,13 @@ export function anomalyWalk(
   const passes = external ? 1 : 2;
   const last = passes - 1;
   return {
-    walk: { passes, note: chosen.note, shares: chosen.shares, streamed: external ? [0] : [0, 1] },
+    walk: {
+      passes,
+      note: chosen.note,
+      shares: chosen.shares,
+      streamed: external ? [0] : [0, 1],
+      cost: (pass, threads) => (pass === 0 ? 1 : anomalyApplyCost(compressed, threads)),
+    },
     async compute(sink, walk) {
       const pass = walk.pass ?? 0;
       const index = walk.share?.index ?? 0;

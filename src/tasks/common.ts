@@ -97,6 +97,13 @@ export interface OpenedInput {
      * keeps its input): that thread's core is the writing's, and fetching there was slower.
      */
     readonly fetchAside?: readonly number[];
+    /**
+     * How long pass `pass` takes against the others on a job of `threads` threads, in any
+     * unit (the passes alike when absent): progress moves through each pass at that pace, so
+     * that it moves evenly in time however unequal the passes (a transposition before
+     * Mann-Kendall's tiles is a fifth of the job, an anomaly's first pass a third).
+     */
+    readonly cost?: (pass: number, threads: number) => number;
   };
   /**
    * Do this share of pass `walk.pass`: earlier passes leave their results in `walk.scratch`,
@@ -167,7 +174,7 @@ export function datasetRunners<O extends WithParallelism>(task: DatasetTask<O>):
           // Shard 0 runs on this thread: it uses this input rather than opening another.
           const takeBack = lendInput(task, inputKey(options, path), input);
           const stats = await drained(writer, () =>
-            walkPasses(input, scratchIn(path, { onThisThread: oneThread }), threadsFor, {
+            walkPasses(input, scratchIn(path, { onThisThread: oneThread }), threads, threadsFor, {
               alone: (walk) =>
                 fetchingAside(asideFor(walk.pass), () => flushed(writer, input.compute(writer, { ...walk, signal: ctx.signal }))),
               shards: async (pass, span, threads) => {
@@ -247,7 +254,7 @@ export async function writeDataset(
   walk.signal?.throwIfAborted();
   const writer = await createZarrWriter(path, input.spec(), { compression });
   const stats = await drained(writer, () =>
-    walkPasses(input, scratchIn(path), () => 1, {
+    walkPasses(input, scratchIn(path), 1, () => 1, {
       alone: (pass) => flushed(writer, input.compute(writer, { ...walk, ...pass })),
       shards: () => Promise.reject(new Error("one thread has no shards")),
       progress: (percentage) => walk.onProgress?.(percentage / 100),
@@ -272,25 +279,33 @@ interface PassRunner {
 }
 
 /**
- * Every pass of an input's walk in turn, merging between passes, with progress spread evenly
- * over the passes; the scratch of the passes is removed whatever happens. Statistics are
- * the last pass's.
+ * Every pass of an input's walk in turn, merging between passes; the scratch of the passes
+ * is removed whatever happens. Statistics are the last pass's. Each pass takes the part of
+ * the progress left that its cost (OpenedInput.walk.cost, on the job's `jobThreads`) is of
+ * the passes left: a pass found not needed leaves its part to those after it.
  */
 async function walkPasses(
   input: Pick<OpenedInput, "walk" | "merge" | "needed">,
   scratch: Scratch,
+  jobThreads: number,
   threadsFor: (pass: number) => number,
   run: PassRunner,
 ): Promise<VariableStatistics> {
   const passes = input.walk?.passes ?? 1;
+  const cost = (pass: number) => Math.max(0, input.walk?.cost?.(pass, jobThreads) ?? 1);
   try {
     let stats: VariableStatistics = new Map();
+    let done = 0;
     for (let pass = 0; pass < passes; pass++) {
-      const span = [(100 * pass) / passes, (100 * (pass + 1)) / passes] as const;
       if (input.needed && !(await input.needed(pass, scratch))) {
-        run.progress(span[1], pass);
+        if (pass === passes - 1) run.progress(100, pass);
         continue;
       }
+      let left = 0;
+      for (let later = pass; later < passes; later++) left += cost(later);
+      const end = pass === passes - 1 ? 100 : done + (left > 0 ? ((100 - done) * cost(pass)) / left : (100 - done) / (passes - pass));
+      const span = [done, end] as const;
+      done = end;
       const threads = threadsFor(pass);
       stats =
         threads === 1

@@ -2,7 +2,8 @@
  * The passes of a transposed walk (plan/walkPlan.ts), for a task whose tile walk needs each
  * pixel's whole series: pass 0 transposes the input into time-whole tiles of the job's
  * scratch (shares take runs of slices), pass 1 is the task's own tile walk over the
- * transposed cube (shares take tiles) and writes the output. Pass 0 is a streamed pass
+ * transposed cube (shares take tiles) and writes the output, `tilesCost` times as long as
+ * pass 0 on the job's threads (tasks/passCosts.ts). Pass 0 is a streamed pass
  * (OpenedInput.walk.streamed), and so is pass 1 when `tilesStream`: when it writes an output
  * as large as its input (an anomaly's), its share's chunk encoder keeps a second core busy
  * as a streamed pass's does (the median anomaly on 2 threads of a 2-core machine: 8.3-8.7 s
@@ -16,7 +17,7 @@ import type { OpenedInput, VariableStatistics, WalkOptions } from "./common.js";
 
 /**
  * @example
- * return transposeWalk(cube, plan.variables, layout, chosen, true, (transposed, sink, walk) => computeAnomaly(transposed, plan, sink, walk));
+ * return transposeWalk(cube, plan.variables, layout, chosen, true, (transposed, sink, walk) => computeAnomaly(transposed, plan, sink, walk), (threads) => medianTilesCost(true, threads));
  */
 export function transposeWalk(
   cube: Cube,
@@ -25,10 +26,17 @@ export function transposeWalk(
   chosen: { readonly note: string; readonly shares: number },
   tilesStream: boolean,
   tileWalk: (transposed: Cube, sink: BlockSink, walk: WalkOptions) => Promise<VariableStatistics>,
+  tilesCost: (threads: number) => number,
 ): Pick<OpenedInput, "walk" | "compute"> {
   const units = streamUnits(cube, { variables, window: layout.window, bandRows: layout.window.height, runs: layout.runs });
   return {
-    walk: { passes: 2, note: chosen.note, shares: chosen.shares, streamed: tilesStream ? [0, 1] : [0] },
+    walk: {
+      passes: 2,
+      note: chosen.note,
+      shares: chosen.shares,
+      streamed: tilesStream ? [0, 1] : [0],
+      cost: (pass, threads) => (pass === 0 ? 1 : tilesCost(threads)),
+    },
     async compute(sink, walk) {
       const scratch = walk.scratch!;
       if ((walk.pass ?? 0) === 1) return tileWalk(transposedCube(cube, layout, scratch), sink, walk);

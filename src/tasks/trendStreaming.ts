@@ -29,6 +29,7 @@ import type { Scratch } from "../store/scratch.js";
 import { TREND_MAX_TILE } from "../analysis/trendRaster.js";
 import type { OpenedInput, VariableStatistics } from "./common.js";
 import { transposeWalk } from "./transposeWalk.js";
+import { TREND_BANDS_COST, TREND_RESIDUALS_COST, kendallTilesCost } from "./passCosts.js";
 
 export type TrendWalk = TaskWalk<TrendPlan>;
 
@@ -77,8 +78,15 @@ export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<
     const tiles = Object.fromEntries(layouts.map((l) => [l.name, l.tile]));
     const fixed = layouts.every((l) => l.tile.height === layouts[0].tile.height && l.tile.width === layouts[0].tile.width);
     const tilePlan = fixed && layouts.length > 0 ? { ...plan, tile: layouts[0].tile } : plan;
-    return transposeWalk(cube, plan.variables, { window: plan.window, tiles, runs: chosen.runs }, chosen, false, (transposed, sink, walk) =>
-      computeTrend(transposed, tilePlan, sink, walk),
+    const seasonal = plan.model.type === "SEASONAL-KENDALL";
+    return transposeWalk(
+      cube,
+      plan.variables,
+      { window: plan.window, tiles, runs: chosen.runs },
+      chosen,
+      false,
+      (transposed, sink, walk) => computeTrend(transposed, tilePlan, sink, walk),
+      (threads) => kendallTilesCost(seasonal, threads),
     );
   }
   const stream = chosen.plan;
@@ -99,6 +107,7 @@ export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<
       // Its sums (and residuals) write nothing while they read: a spare thread inflates their chunks.
       fetchAside: residuals ? [0, 1] : [0],
       shares: chosen.shares,
+      cost: (pass) => (pass === 0 ? 1 : pass === write ? TREND_BANDS_COST : TREND_RESIDUALS_COST),
     },
     async compute(sink, walk) {
       const pass = walk.pass ?? 0;
