@@ -310,9 +310,11 @@ function longSeriesKendall(
     if (to - from < 2) continue;
     long.segFrom[segments] = from;
     long.segTo[segments++] = to;
-    place(long.x, x, base + from, from, to - from);
-    place(long.y, y, base + from, from, to - from);
   }
+  // The seasons lie one after the other: placed at once (a copy a season cost a daily
+  // cube's 366 seasons of days more than their sorts).
+  place(long.x, x, base, 0, starts[seasons] - base);
+  place(long.y, y, base, 0, starts[seasons] - base);
   const summary = long.summarize(segments);
   if (!summary) return null;
   const { score, variance, decreasing, tiedPairs, minGapY, sxx, sxy, maxAbsY, maxAbsX, minStepX, maxSpanX, equalXRuns } = summary;
@@ -700,7 +702,15 @@ function sortByCut(scratch: KendallScratch, t: number, strict: boolean): number 
 function insertionCostsMore(scratch: KendallScratch, t: number): boolean {
   const { state, long } = scratch;
   let points = 0;
-  for (let s = 0; s < state.segments; s++) points += long.segTo[s] - long.segFrom[s];
+  let pairs = 0;
+  for (let s = 0; s < state.segments; s++) {
+    const size = long.segTo[s] - long.segFrom[s];
+    points += size;
+    pairs += (size * (size - 1)) / 2;
+  }
+  // An insertion moves each pair once at most: seasons of a few points (days of the year)
+  // have too few to cost more, and estimating them cost as much as the insertion.
+  if (pairs <= SORT_MOVES_PER_POINT * points) return false;
   const distance = Math.abs(t - state.orderCut);
   const moves =
     state.density > 0 ? state.density * distance : long.crossingsAhead(t, distance * state.maxSpanX, state.segments, CROSSING_SAMPLES);
