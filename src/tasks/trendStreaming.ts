@@ -78,7 +78,6 @@ export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<
     const tiles = Object.fromEntries(layouts.map((l) => [l.name, l.tile]));
     const fixed = layouts.every((l) => l.tile.height === layouts[0].tile.height && l.tile.width === layouts[0].tile.width);
     const tilePlan = fixed && layouts.length > 0 ? { ...plan, tile: layouts[0].tile } : plan;
-    const seasonal = plan.model.type === "SEASONAL-KENDALL";
     return transposeWalk(
       cube,
       plan.variables,
@@ -86,7 +85,7 @@ export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<
       chosen,
       false,
       (transposed, sink, walk) => computeTrend(transposed, tilePlan, sink, walk),
-      (threads) => kendallTilesCost(seasonal, threads),
+      kendallTilesCost,
     );
   }
   const stream = chosen.plan;
