@@ -8,10 +8,12 @@
  *   output (Strata's default zstd against `cdo -z zip_1`);
  * - the LINEAR trend (with RMSE) against `cdo trend`;
  * - DIFFERENCE_FROM_MEDIAN against the mean anomaly, MANN-KENDALL (one run) against LINEAR
- *   (CDO has neither: the bar is Strata's own streaming rows);
+ *   (CDO has neither: the bar is Strata's own streaming rows), SEASONAL-KENDALL (one run)
+ *   against MANN-KENDALL;
  * - the mean anomaly with `--threads 2` against `--threads 1` (a job's threads are the cores it
  *   keeps busy: on one, its chunks are encoded and written on its own thread), and
- *   MANN-KENDALL (one run each) likewise;
+ *   MANN-KENDALL (one run each) likewise, with two MANN-KENDALL runs of one thread at once
+ *   against one alone: what the machine's two cores give that work with nothing shared;
  * - the mean anomaly as a job through the REST API (a `strata serve` process with its default
  *   threads, submit to Succeeded) against `strata run`, three of each alternating;
  * - each Strata row's peak memory above rest (a `strata run --help` process), and on a cube
@@ -52,11 +54,11 @@ export async function benchCdo(out: string, times: number, options: { long?: boo
   const gb = (await stat(nc4)).size / 1e9;
   const target = join(out, "strata_out.zarr");
   /** A `strata run`, on `threads` threads or, absent, its default (the machine's cores). */
-  const strata = async (args: string[], input = nc4, threads?: number) => {
-    await rm(target, { recursive: true, force: true });
+  const strata = async (args: string[], input = nc4, threads?: number, output = target) => {
+    await rm(output, { recursive: true, force: true });
     const threadArgs = threads === undefined ? [] : ["--threads", String(threads)];
-    const m = await timed(process.execPath, [STRATA, ...args, "--input", input, "--output", target, ...threadArgs]);
-    await rm(target, { recursive: true, force: true });
+    const m = await timed(process.execPath, [STRATA, ...args, "--input", input, "--output", output, ...threadArgs]);
+    await rm(output, { recursive: true, force: true });
     return m;
   };
   const cdo = (args: string[]) => timed("cdo", ["-s", ...args]);
@@ -123,6 +125,19 @@ export async function benchCdo(out: string, times: number, options: { long?: boo
     row("MANN-KENDALL trend on 2 threads vs 1", kendallTwo, kendallOne);
     memory("Mann-Kendall on 1 thread", kendallOne);
     memory("Mann-Kendall on 2 threads", kendallTwo);
+    // What the machine gives two cores' worth of this work with nothing shared: two
+    // processes of one thread at once (the ceiling of the row above).
+    const pair = await Promise.all([1, 2].map((k) => strata([...TREND, "--trendLineType", "MANN-KENDALL"], nc4, 1, `${target}.${k}`)));
+    const slower = Math.max(...pair.map((m) => m.seconds));
+    add([
+      "  two such 1-thread runs at once (s), and the work done against one alone",
+      f1(slower),
+      f1(kendallOne.seconds),
+      f2((2 * kendallOne.seconds) / slower),
+    ]);
+    const seasonal = await strata([...TREND, "--trendLineType", "SEASONAL-KENDALL"]);
+    row("SEASONAL-KENDALL trend (days of the year) vs MANN-KENDALL", seasonal, kendall);
+    memory("Seasonal-Kendall", seasonal);
   }
   const [two, one] = await medians(
     () => strata([...ANOMALY, "--method", "DIFFERENCE_FROM_MEAN"], nc4, 2),
