@@ -18,13 +18,16 @@
  *   threads, submit to Succeeded) against `strata run`, three of each alternating;
  * - each Strata row's peak memory above rest (a `strata run --help` process), and on a cube
  *   four times longer (`--long`, one run) against this one.
- * Installs Debian's cdo, netcdf-bin and time when missing; builds the CLI first.
+ * Installs Debian's cdo, netcdf-bin and time when missing; builds the CLI first, and stops if
+ * a source changes while it runs (the runs would go through tsx).
  * Usage: npm run bench -- --only cdo [--cdo-times 1461] [--long] [--no-kendall]
  */
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
+// @ts-expect-error -- plain JavaScript without declarations (it runs before anything is built)
+import { serverBuildState } from "../scripts/buildState.mjs";
 import { startServerProcess } from "../test/helpers/serverProcess.js";
 import { dailyCube } from "./dailyCube.js";
 import { median } from "./median.js";
@@ -59,6 +62,7 @@ export async function benchCdo(out: string, times: number, options: { long?: boo
     const threadArgs = threads === undefined ? [] : ["--threads", String(threads)];
     const m = await timed(process.execPath, [STRATA, ...args, "--input", input, "--output", output, ...threadArgs]);
     await rm(output, { recursive: true, force: true });
+    compiledStillFresh();
     return m;
   };
   const cdo = (args: string[]) => timed("cdo", ["-s", ...args]);
@@ -171,6 +175,15 @@ async function cube(out: string, times: number): Promise<string> {
   const nc4 = join(out, `daily_${times}_nc4.nc`);
   await dailyCube(nc4, join(out, `daily_${times}_nc3.nc`), times, 360, 720);
   return nc4;
+}
+
+/**
+ * Fails the bench when a source changed while it ran: bin/strata.js would then run the
+ * sources through tsx, and the rows would time tsx rather than the compiled CLI.
+ */
+function compiledStillFresh(): void {
+  if (serverBuildState() !== "fresh")
+    throw new Error("src/ changed during the bench, so its runs went through tsx: run it again with src/ untouched");
 }
 
 /** A command's wall time, peak resident memory and CPU time (GNU time's %M, %U and %S). */
