@@ -1,15 +1,27 @@
 /**
- * Copy the kept slices and window of a cube's variables into a sink, one output chunk
- * (one slice by one spatial tile) at a time: memory is one tile whatever the cube's size.
+ * Copy the kept slices and window of a cube's variables into a sink, one output chunk (one
+ * slice by one spatial tile) at a time, or, for a variable stored many time steps per chunk,
+ * a tile through a stored chunk's kept steps at a time (subsetLayout.ts): memory is bounded
+ * whatever the cube's size.
  * Pure orchestration over the Cube interface; knows nothing of formats or jobs.
  */
 import type { BlockHold } from "../cube/blockHold.js";
 import { combinationAt } from "../cube/combinations.js";
-import { type Cube, type Slab, type TypedArray, type Window, variableNamed } from "../cube/types.js";
+import {
+  type Cube,
+  type IndexRange,
+  STD_TIME,
+  type Slab,
+  type TypedArray,
+  type Variable,
+  type Window,
+  variableNamed,
+} from "../cube/types.js";
 import type { ChunkSummaries } from "../cube/chunkSummaries.js";
 import { type Share, ownStepCount, ownsStep } from "./share.js";
 import { type Statistics, statisticsAccumulator } from "./statistics.js";
-import { sliceChunk, windowTiles } from "./tiles.js";
+import { chunkGroups, subsetLayout } from "./subsetLayout.js";
+import { windowTiles } from "./tiles.js";
 
 export interface BlockSink {
   /**
@@ -40,6 +52,8 @@ export interface SubsetPlan {
   readonly window: Window;
   /** Spatial tile edge of output chunks (see sliceChunk). */
   readonly tile: number;
+  /** What one read through a stored chunk's time steps may hold (subsetLayout; default SUBSET_RUN_BYTES): threads sharing a job split it. */
+  readonly runBudgetBytes?: number;
 }
 
 export interface CopyOptions {
@@ -59,37 +73,78 @@ export async function copySubset(
   sink: BlockSink,
   options: CopyOptions = {},
 ): Promise<Map<string, Statistics | undefined>> {
-  const { height, width } = sliceChunk(plan.window, plan.tile);
-  const tiles = windowTiles(plan.window, height, width);
-  const slicesOf = (indices: readonly (readonly number[])[]) => indices.reduce((n, list) => n * list.length, 1);
+  const reads = plan.variables.map((spec) => readsOf(variableNamed(cube, spec.name), spec, plan));
   const total = ownStepCount(
-    plan.variables.reduce((n, v) => n + slicesOf(v.indices) * tiles.length, 0),
+    reads.reduce((n, r) => n + r.length, 0),
     options.share,
   );
   const stats = new Map<string, Statistics | undefined>();
   let step = 0;
   let done = 0;
-  for (const spec of plan.variables) {
+  for (const [k, spec] of plan.variables.entries()) {
     const v = variableNamed(cube, spec.name);
     const acc = statisticsAccumulator();
-    const slices = slicesOf(spec.indices);
-    for (let s = 0; s < slices; s++) {
-      // The s-th combination of kept indices: its output position.
-      const out = combinationAt(
-        s,
-        spec.indices.map((list) => list.length),
-      );
-      const dims = out.map((o, d) => [spec.indices[d][o], spec.indices[d][o] + 1] as const);
-      for (const { ox, oy, ...window } of tiles) {
-        if (!ownsStep(step++, options.share)) continue;
-        options.signal?.throwIfAborted();
-        const slab = await v.read({ dims, window, signal: options.signal });
-        acc.add(slab.data, v.nodata);
-        await sink.writeBlock(spec.name, [...out, oy, ox], slab);
-        options.onProgress?.(++done / total);
+    for (const read of reads[k]) {
+      if (!ownsStep(step++, options.share)) continue;
+      options.signal?.throwIfAborted();
+      const slab = await v.read({ dims: read.dims, window: read.window, signal: options.signal });
+      // One slice, or several of the time axis (kept or not) of which `read.slices` are kept.
+      const size = read.window.height * read.window.width;
+      for (const { out, at } of read.slices) {
+        const data = read.slices.length === 1 && slab.data.length === size ? slab.data : slab.data.subarray(at * size, (at + 1) * size);
+        const slice = { data, shape: [...out.map(() => 1), read.window.height, read.window.width] };
+        acc.add(slice.data, v.nodata);
+        await sink.writeBlock(spec.name, [...out, read.window.oy, read.window.ox], slice);
       }
+      options.onProgress?.(++done / total);
     }
     stats.set(spec.name, acc.result());
   }
   return stats;
+}
+
+/** One read of a copy: a tile through one or more steps, and where each kept slice of it goes. */
+interface SubsetRead {
+  readonly dims: IndexRange[];
+  readonly window: Window & { readonly ox: number; readonly oy: number };
+  /** Each kept slice: its output position and its place among the read's slices. */
+  readonly slices: { readonly out: number[]; readonly at: number }[];
+}
+
+/**
+ * A variable's reads in the order its layout walks them (subsetLayout): a slice by a tile,
+ * or a tile through the kept steps of one stored chunk along time (tiles outermost, so each
+ * stored chunk is read once).
+ */
+function readsOf(v: Variable, spec: SubsetPlan["variables"][number], plan: SubsetPlan): SubsetRead[] {
+  const layout = subsetLayout(v, plan.window, plan.tile, plan.runBudgetBytes);
+  const tiles = windowTiles(plan.window, layout.height, layout.width);
+  const t = v.dimensions.findIndex((d) => d.name === STD_TIME);
+  const dimsAt = (at: readonly number[]) => at.map((o, d): IndexRange => [spec.indices[d][o], spec.indices[d][o] + 1]);
+  const reads: SubsetRead[] = [];
+  if (layout.timeChunk === undefined || t < 0) {
+    const counts = spec.indices.map((list) => list.length);
+    for (let c = 0; c < counts.reduce((n, k) => n * k, 1); c++) {
+      const at = combinationAt(c, counts);
+      for (const window of tiles) reads.push({ dims: dimsAt(at), window, slices: [{ out: at, at: 0 }] });
+    }
+    return reads;
+  }
+  // The other dimensions a slice at a time, the time axis a stored chunk's kept steps at a time.
+  const counts = spec.indices.map((list, d) => (d === t ? 1 : list.length));
+  const groups = chunkGroups(spec.indices[t], layout.timeChunk);
+  for (const window of tiles) {
+    for (let c = 0; c < counts.reduce((n, k) => n * k, 1); c++) {
+      const at = combinationAt(c, counts);
+      for (const [from, to] of groups) {
+        const kept = spec.indices[t].slice(from, to);
+        const first = Math.min(...kept);
+        const dims = dimsAt(at);
+        dims[t] = [first, Math.max(...kept) + 1];
+        const slices = kept.map((index, i) => ({ out: at.map((o, d) => (d === t ? from + i : o)), at: index - first }));
+        reads.push({ dims, window, slices });
+      }
+    }
+  }
+  return reads;
 }

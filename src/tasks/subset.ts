@@ -5,11 +5,11 @@
 import type { RasterStore } from "../store/rasterStore.js";
 import { wholeCubePlan } from "./plan.js";
 import { copySubset, type SubsetPlan } from "../analysis/subset.js";
-import { sliceChunk } from "../analysis/tiles.js";
+import { SUBSET_RUN_BYTES, subsetLayout } from "../analysis/subsetLayout.js";
 import { subsetDimension } from "../cube/dimension.js";
 import { InvalidInputError } from "../cube/errors.js";
 import { windowGrid } from "../cube/grid.js";
-import type { Cube, Dimension } from "../cube/types.js";
+import { type Cube, type Dimension, variableNamed } from "../cube/types.js";
 import { openLocation } from "../io/open.js";
 import { TILE } from "../io/zarrWrite.js";
 import { type ContextPlan, applyContext, resolveContext } from "./context.js";
@@ -112,6 +112,8 @@ export const SUBSET_INFO: TaskInfo = {
 export interface SubsetOptions extends ContextPlan {
   readonly input: InputLocation;
   readonly variables: readonly { readonly name: string; readonly indices: readonly (readonly number[])[] }[];
+  /** Set per thread (perThread): see SubsetPlan. */
+  readonly runBudgetBytes?: number;
 }
 
 async function parse(params: Record<string, string>, env: Parameters<TaskDefinition["parse"]>[1]): Promise<Parsed<SubsetOptions>> {
@@ -196,22 +198,31 @@ function uniqueDimensions(dims: readonly Dimension[]): Dimension[] {
 }
 
 /** The planned subset of `cube` as an output to write (see writeDataset). */
-export function subsetOutput(cube: Cube, plan: SubsetPlan): Pick<OpenedInput, "spec" | "compute"> {
+export function subsetOutput(cube: Cube, plan: SubsetPlan): Pick<OpenedInput, "spec" | "compute" | "walk"> {
+  const layouts = plan.variables.map((p) => subsetLayout(variableNamed(cube, p.name), plan.window, plan.tile, plan.runBudgetBytes));
+  const byRuns = plan.variables.flatMap((p, k) => {
+    const { timeChunk, height, width } = layouts[k];
+    return timeChunk === undefined
+      ? []
+      : [
+          `${p.name} is stored ${timeChunk} time steps per chunk: copied in tiles of ${height} × ${width} (whole chunks), each through a chunk's kept steps at once, so each chunk is read once`,
+        ];
+  });
   return {
     spec: () => ({
       grid: windowGrid(cube.grid, plan.window),
       attributes: cube.attributes,
-      variables: plan.variables.map((p) => {
-        const v = cube.variables.find((x) => x.name === p.name)!;
-        const { height, width } = sliceChunk(plan.window, plan.tile);
+      variables: plan.variables.map((p, k) => {
+        const v = variableNamed(cube, p.name);
         return {
           ...v,
           dimensions: v.dimensions.map((d, i) => subsetDimension(d, p.indices[i])),
-          outputChunks: [...v.dimensions.map(() => 1), height, width],
+          outputChunks: [...v.dimensions.map(() => 1), layouts[k].height, layouts[k].width],
         };
       }),
     }),
     compute: (sink, walk) => copySubset(cube, plan, sink, walk),
+    walk: byRuns.length > 0 ? { passes: 1, note: `Reading in storage order: ${byRuns.join("; ")}.` } : undefined,
   };
 }
 
@@ -220,6 +231,8 @@ const subsetDataset: DatasetTask<SubsetOptions> = {
     const { cube } = applyContext(await openLocation(options.input), options);
     return { cube, ...subsetOutput(cube, { ...options, tile: TILE }), close: () => cube.close() };
   },
+  // Threads share the job's memory: each one's reads through a stored chunk's steps are smaller.
+  perThread: (options, threads) => ({ ...options, runBudgetBytes: SUBSET_RUN_BYTES / threads }),
   describe(options) {
     const slices = options.variables.reduce((n, v) => n + v.indices.reduce((m, l) => m * l.length, 1), 0);
     return `Writing ${options.variables.length} variable(s), ${slices} slice(s) in all`;
