@@ -17,10 +17,12 @@
  * - the mean anomaly as a job through the REST API (a `strata serve` process with its default
  *   threads, submit to Succeeded) against `strata run`, three of each alternating;
  * - each Strata row's peak memory above rest (a `strata run --help` process), and on a cube
- *   four times longer (`--long`, one run) against this one.
+ *   four times longer (`--long`, one run) against this one;
+ * - with `--time-chunked`, a copy of the cube stored 365 × 60 × 60 a chunk: the mean anomaly
+ *   against `cdo ymonsub` (medians of 3) and Subset of a year against `cdo selyear` (once).
  * Installs Debian's cdo, netcdf-bin and time when missing; builds the CLI first, and stops if
  * a source changes while it runs (the runs would go through tsx).
- * Usage: npm run bench -- --only cdo [--cdo-times 1461] [--long] [--no-kendall]
+ * Usage: npm run bench -- --only cdo [--cdo-times 1461] [--long] [--no-kendall] [--time-chunked]
  */
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, stat } from "node:fs/promises";
@@ -29,7 +31,7 @@ import { promisify } from "node:util";
 // @ts-expect-error -- plain JavaScript without declarations (it runs before anything is built)
 import { serverBuildState } from "../scripts/buildState.mjs";
 import { startServerProcess } from "../test/helpers/serverProcess.js";
-import { dailyCube } from "./dailyCube.js";
+import { dailyCube, timeChunkedCopy } from "./dailyCube.js";
 import { median } from "./median.js";
 
 const run = promisify(execFile);
@@ -47,7 +49,11 @@ const ANOMALY = ["run", "Anomaly", "--calculationInterval", "RECURRING_MONTHLY"]
 const RAW_OUTPUT = ["--context", '{"compression":"NONE"}'];
 const TREND = ["run", "Trend", "--dimension", "StdTime"];
 
-export async function benchCdo(out: string, times: number, options: { long?: boolean; kendall?: boolean } = {}): Promise<string[][]> {
+export async function benchCdo(
+  out: string,
+  times: number,
+  options: { long?: boolean; kendall?: boolean; timeChunked?: boolean } = {},
+): Promise<string[][]> {
   await mkdir(out, { recursive: true });
   await ensureDebianTools();
   // Compiled as `npm start` builds it (with its stamp: bin/strata.js runs dist/ only when it
@@ -163,6 +169,23 @@ export async function benchCdo(out: string, times: number, options: { long?: boo
       (mean.peakMB - rest).toFixed(0),
       f2((long.peakMB - rest) / (mean.peakMB - rest)),
     ]);
+  }
+  if (options.timeChunked) {
+    // Not yet planned for (docs/performance.md, "Still to do"): what users of such files meet.
+    const copy = join(out, `daily_${times}_t365.nc`);
+    await timeChunkedCopy(nc4, copy, 365, 60);
+    const [anomaly, cdoAnomaly] = await medians(
+      () => strata([...ANOMALY, "--method", "DIFFERENCE_FROM_MEAN"], copy),
+      () => cdo(["ymonsub", copy, "-ymonmean", copy, anomalyOut]),
+    );
+    row("stored 365 x 60 x 60 a chunk: mean anomaly vs cdo ymonsub x -ymonmean x", anomaly, cdoAnomaly);
+    add(["  same, peak memory (MB)", anomaly.peakMB.toFixed(0), cdoAnomaly.peakMB.toFixed(0), f2(anomaly.peakMB / cdoAnomaly.peakMB)]);
+    // One run each: Strata's takes minutes.
+    const year = '[{"dimension":"StdTime","minValue":"2000-01-01","maxValue":"2000-12-31T23:59:59"}]';
+    const subset = await strata(["run", "Subset", "--dimensionDefinition", "BY_RANGES", "--dimensionRanges", year], copy);
+    const selyear = await cdo(["selyear,2000", copy, anomalyOut]);
+    row("  same file: Subset of a year vs cdo selyear", subset, selyear);
+    add(["  same, peak memory (MB)", subset.peakMB.toFixed(0), selyear.peakMB.toFixed(0), f2(subset.peakMB / selyear.peakMB)]);
   }
   for (const f of ["cdo_anomaly.nc", "cdo_a.nc", "cdo_b.nc"]) await rm(join(out, f), { force: true });
   return rows;

@@ -44,3 +44,16 @@ async function writeNoisyCube(path: string, times: number, height: number, width
     return 288 - (30 * Math.abs(lat)) / 90 + (10 * season * lat) / 90 + noise();
   });
 }
+
+/**
+ * A copy of the NetCDF-4 cube at `nc4` stored many time steps per chunk (`timeChunk` × `edge`
+ * × `edge`, zlib level 1, shuffle), as files written for point time series are and many Zarr
+ * stores: made at `copy` when missing.
+ * @example
+ * await timeChunkedCopy("bench/out/daily.nc", "bench/out/daily_t365.nc", 365, 60);
+ */
+export async function timeChunkedCopy(nc4: string, copy: string, timeChunk: number, edge: number): Promise<void> {
+  if (await stat(copy).catch(() => undefined)) return;
+  await run("nccopy", ["-d1", "-s", "-c", `time/${timeChunk},lat/${edge},lon/${edge}`, nc4, `${copy}.partial`]);
+  await run("mv", [`${copy}.partial`, copy]);
+}

@@ -11,13 +11,14 @@
  *   on a 1440×720 grid.
  * - cdo (bench/cdo.ts): the engine on a daily NetCDF-4 cube stored one step per chunk with
  *   zlib (anomalies, trends, threads, a REST job, memory) against CDO, medians of 3 with peak
- *   memory; --long adds a cube four times longer, --no-kendall leaves Mann-Kendall out.
+ *   memory; --long adds a cube four times longer, --no-kendall leaves Mann-Kendall out,
+ *   --time-chunked adds a copy stored 365 days a chunk (a layout not yet planned for).
  * - codecs (bench/codecs.ts): encode and decode speed and size of the output codec's candidates.
  * - encoders (bench/imageEncoders.ts): 1024×1024 exportImage PNG and JPEG with sharp against the
  *   pure-JS encoders (two servers in one run), the encoding alone, and each server's peak memory.
  * - cluster (bench/cluster.ts): the job queue: a Subset job on 1 and on 2 `strata worker`
  *   processes, and a tiny Subset job's submit-to-Succeeded through the queue vs the embedded path.
- * Usage: npm run bench [-- --only tiles|anomaly|export|cdo|codecs|encoders|cluster] [--times 1000] [--anomaly-times 2100] [--cdo-times 1461] [--long] [--no-kendall]
+ * Usage: npm run bench [-- --only tiles|anomaly|export|cdo|codecs|encoders|cluster] [--times 1000] [--anomaly-times 2100] [--cdo-times 1461] [--long] [--no-kendall] [--time-chunked]
  * (outputs go to bench/out/, git-ignored)
  */
 import { execFile } from "node:child_process";
@@ -44,6 +45,7 @@ const { values } = parseArgs({
     only: { type: "string" },
     long: { type: "boolean", default: false },
     "no-kendall": { type: "boolean", default: false },
+    "time-chunked": { type: "boolean", default: false },
   },
 });
 const shape = { times: Number(values.times), height: 360, width: 720 };
@@ -74,7 +76,14 @@ const only = (what: string) => values.only === undefined || values.only === what
 if (only("tiles")) rows.push(...(await benchTiles()));
 if (only("anomaly")) rows.push(...(await benchAnomaly(out, Number(values["anomaly-times"]))));
 if (only("export")) rows.push(...(await benchExportImage(out)));
-if (only("cdo")) rows.push(...(await benchCdo(out, Number(values["cdo-times"]), { long: values.long, kendall: !values["no-kendall"] })));
+if (only("cdo"))
+  rows.push(
+    ...(await benchCdo(out, Number(values["cdo-times"]), {
+      long: values.long,
+      kendall: !values["no-kendall"],
+      timeChunked: values["time-chunked"],
+    })),
+  );
 if (only("codecs")) rows.push(...(await benchCodecs()));
 if (only("encoders")) rows.push(...(await benchImageEncoders()));
 if (only("cluster")) rows.push(...(await benchCluster(out)));
