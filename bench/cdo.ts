@@ -171,7 +171,7 @@ export async function benchCdo(
     ]);
   }
   if (options.timeChunked) {
-    // Not yet planned for (docs/performance.md, "Still to do"): what users of such files meet.
+    // The anomaly's walk does not yet follow such a layout (docs/performance.md, "Still to do"); Subset's does.
     const copy = join(out, `daily_${times}_t365.nc`);
     await timeChunkedCopy(nc4, copy, 365, 60);
     const [anomaly, cdoAnomaly] = await medians(
