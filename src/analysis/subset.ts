@@ -91,8 +91,10 @@ export async function copySubset(
       // One slice, or several of the time axis (kept or not) of which `read.slices` are kept.
       const size = read.window.height * read.window.width;
       for (const { out, at } of read.slices) {
-        const data = read.slices.length === 1 && slab.data.length === size ? slab.data : slab.data.subarray(at * size, (at + 1) * size);
-        const slice = { data, shape: [...out.map(() => 1), read.window.height, read.window.width] };
+        const slice = {
+          data: slab.data.subarray(at * size, (at + 1) * size),
+          shape: [...out.map(() => 1), read.window.height, read.window.width],
+        };
         acc.add(slice.data, v.nodata);
         await sink.writeBlock(spec.name, [...out, read.window.oy, read.window.ox], slice);
       }
@@ -122,9 +124,10 @@ function readsOf(v: Variable, spec: SubsetPlan["variables"][number], plan: Subse
   const t = v.dimensions.findIndex((d) => d.name === STD_TIME);
   const dimsAt = (at: readonly number[]) => at.map((o, d): IndexRange => [spec.indices[d][o], spec.indices[d][o] + 1]);
   const reads: SubsetRead[] = [];
+  const combinations = (counts: number[]) => counts.reduce((n, k) => n * k, 1);
   if (layout.timeChunk === undefined || t < 0) {
     const counts = spec.indices.map((list) => list.length);
-    for (let c = 0; c < counts.reduce((n, k) => n * k, 1); c++) {
+    for (let c = 0; c < combinations(counts); c++) {
       const at = combinationAt(c, counts);
       for (const window of tiles) reads.push({ dims: dimsAt(at), window, slices: [{ out: at, at: 0 }] });
     }
@@ -134,7 +137,7 @@ function readsOf(v: Variable, spec: SubsetPlan["variables"][number], plan: Subse
   const counts = spec.indices.map((list, d) => (d === t ? 1 : list.length));
   const groups = chunkGroups(spec.indices[t], layout.timeChunk);
   for (const window of tiles) {
-    for (let c = 0; c < counts.reduce((n, k) => n * k, 1); c++) {
+    for (let c = 0; c < combinations(counts); c++) {
       const at = combinationAt(c, counts);
       for (const [from, to] of groups) {
         const kept = spec.indices[t].slice(from, to);
