@@ -29,7 +29,7 @@ export interface SubsetLayout {
 
 /**
  * @example
- * subsetLayout(v, { x: 0, y: 0, width: 720, height: 360 }, 512); // { height: 240, width: 240, timeChunk: 365 } for 365 × 60 × 60 chunks
+ * subsetLayout(v, { x: 0, y: 0, width: 720, height: 360 }, 512); // { height: 120, width: 180, timeChunk: 365 } for 365 × 60 × 60 float32 chunks
  */
 export function subsetLayout(v: Variable, window: Window, tile: number, budgetBytes = SUBSET_RUN_BYTES): SubsetLayout {
   const bySlice = sliceChunk(window, tile);

@@ -205,7 +205,7 @@ export function subsetOutput(cube: Cube, plan: SubsetPlan): Pick<OpenedInput, "s
     return timeChunk === undefined
       ? []
       : [
-          `${p.name} is stored ${timeChunk} time steps per chunk: copied in tiles of ${height} × ${width} (whole chunks), each through a chunk's kept steps at once, so each chunk is read once`,
+          `${p.name} is stored ${timeChunk} time steps per chunk: copied in tiles of ${height} × ${width} (whole chunks), each through a chunk's kept steps at once, so each chunk is read once for each tile it meets (once when the window starts on a chunk's edges)`,
         ];
   });
   return {

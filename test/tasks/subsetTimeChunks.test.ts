@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { chunkGroups, subsetLayout } from "../../src/analysis/subsetLayout.js";
 import type { Cube, Selection } from "../../src/cube/types.js";
 import { openCube } from "../../src/io/open.js";
-import { type SubsetOptions, subsetTask, writeSubset } from "../../src/tasks/subset.js";
+import { type SubsetOptions, subsetOutput, subsetTask, writeSubset } from "../../src/tasks/subset.js";
 import type { InputLocation, ParseEnv } from "../../src/tasks/types.js";
 
 const FILE = fileURLToPath(new URL("../golden/analysis/daily_t100.nc", import.meta.url));
@@ -136,6 +136,11 @@ describe("Subset of an input stored many time steps per chunk", () => {
     try {
       const v = source.variables.find((x) => x.name === "tas")!;
       assert.deepEqual(v.chunkShape, [100, 2, 5]);
+      // The job's messages say which walk and why.
+      assert.match(
+        subsetOutput(source, { ...plan, tile: 512 }).walk?.note ?? "",
+        /tas is stored 100 time steps per chunk: copied in tiles of 4 × 5/,
+      );
       // A tile of whole chunks: the grid (4 × 5) is two chunks tall.
       assert.deepEqual(subsetLayout(v, plan.window, 512), { height: 4, width: 5, timeChunk: 100 });
       // Tiles of one chunk when a tile of two would read more than the budget allows.
