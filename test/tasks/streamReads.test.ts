@@ -13,10 +13,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import type { Cube, Selection, TypedArray } from "../../src/cube/types.js";
+import type { Cube, Selection } from "../../src/cube/types.js";
 import { openCube } from "../../src/io/open.js";
 import { writeAnomaly } from "../../src/tasks/anomaly.js";
 import { writeTrend } from "../../src/tasks/trend.js";
+import { countedReads } from "../helpers/countedReads.js";
 
 const DAILY_NC4 = fileURLToPath(new URL("../golden/analysis/daily_nc4.nc", import.meta.url));
 
@@ -27,21 +28,6 @@ before(async () => {
 after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-/** The cube with its variables' reads recorded (and their values replaced by `values`, when given). */
-function counted(cube: Cube, values?: (selection: Selection, data: TypedArray) => void): { cube: Cube; reads: Selection[] } {
-  const reads: Selection[] = [];
-  const variables = cube.variables.map((v) => ({
-    ...v,
-    read: async (selection?: Selection) => {
-      reads.push(selection ?? {});
-      const slab = await v.read(selection);
-      values?.(selection!, slab.data);
-      return slab;
-    },
-  }));
-  return { cube: { ...cube, variables }, reads };
-}
 
 /** Two stores' values of tas, byte for byte, and their statistics. */
 async function sameOutputs(pathA: string, pathB: string): Promise<void> {
@@ -96,7 +82,7 @@ describe("streamed walks read each chunk once per pass", () => {
     const source = await openCube(DAILY_NC4);
     try {
       for (const compression of ["NONE", "ZSTD"] as const) {
-        const { cube, reads } = counted(source);
+        const { cube, reads } = countedReads(source);
         const path = join(dir, `anomaly_${compression}.zarr`);
         await writeAnomaly(cube, { ...anomalyPlan, compression }, path);
         const count = timesRead(reads, 1096, 5, 4);
@@ -119,7 +105,7 @@ describe("streamed walks read each chunk once per pass", () => {
       const kept = join(path, "strata-kept", "tas");
       let removed = 0;
       // When the first pass reads the last time step, its earlier blocks are kept: half of them go.
-      const { cube, reads } = counted(source, (selection) => {
+      const { cube, reads } = countedReads(source, (selection) => {
         if (removed > 0 || selection.dims![0][1] !== 1096) return;
         const files = readdirSync(kept).sort();
         for (const f of files.slice(0, files.length >> 1)) rmSync(join(kept, f));
@@ -142,7 +128,7 @@ describe("streamed walks read each chunk once per pass", () => {
     for (const rmse of [true, false]) {
       const source = await openCube(DAILY_NC4);
       try {
-        const { cube, reads } = counted(source);
+        const { cube, reads } = countedReads(source);
         await writeTrend(cube, linearPlan(rmse), join(dir, `trend_${rmse}.zarr`));
         const count = timesRead(reads, 1096, 5, 4);
         assert.ok(
@@ -159,7 +145,7 @@ describe("streamed walks read each chunk once per pass", () => {
     const source = await openCube(DAILY_NC4);
     try {
       // Every pixel y = 250 + t + pixel index, exact in float32: a perfect fit.
-      const { cube, reads } = counted(source, (selection, values) => {
+      const { cube, reads } = countedReads(source, (selection, values) => {
         const [t0, t1] = selection.dims![0];
         const pixels = values.length / (t1 - t0);
         for (let t = t0; t < t1; t++) for (let i = 0; i < pixels; i++) values[(t - t0) * pixels + i] = 250 + t + i;
@@ -213,7 +199,7 @@ describe("streamed walks read each chunk once per pass", () => {
     ] as const) {
       const source = await openCube(DAILY_NC4);
       try {
-        const { cube, reads } = counted(source);
+        const { cube, reads } = countedReads(source);
         await write(cube, join(dir, `${name}.zarr`));
         const count = timesRead(reads, 1096, 5, 4);
         assert.ok(

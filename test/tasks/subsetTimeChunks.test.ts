@@ -14,10 +14,10 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { chunkGroups, subsetLayout } from "../../src/analysis/subsetLayout.js";
-import type { Cube, Selection } from "../../src/cube/types.js";
 import { openCube } from "../../src/io/open.js";
 import { type SubsetOptions, subsetOutput, subsetTask, writeSubset } from "../../src/tasks/subset.js";
 import type { InputLocation, ParseEnv } from "../../src/tasks/types.js";
+import { countedReads } from "../helpers/countedReads.js";
 
 const FILE = fileURLToPath(new URL("../golden/analysis/daily_t100.nc", import.meta.url));
 const GOLDEN = JSON.parse(readFileSync(fileURLToPath(new URL("../golden/analysis/daily_t100.subset.json", import.meta.url)), "utf8")) as {
@@ -52,16 +52,6 @@ async function goldenPlan(): Promise<SubsetOptions> {
     env,
   );
   return JSON.parse(JSON.stringify(options)) as SubsetOptions;
-}
-
-/** The cube with its variables' reads recorded. */
-function counted(cube: Cube): { cube: Cube; reads: Selection[] } {
-  const reads: Selection[] = [];
-  const variables = cube.variables.map((v) => ({
-    ...v,
-    read: (selection?: Selection) => (reads.push(selection ?? {}), v.read(selection)),
-  }));
-  return { cube: { ...cube, variables }, reads };
 }
 
 describe("Subset of an input stored many time steps per chunk", () => {
@@ -145,7 +135,7 @@ describe("Subset of an input stored many time steps per chunk", () => {
       assert.deepEqual(subsetLayout(v, plan.window, 512), { height: 4, width: 5, timeChunk: 100 });
       // Tiles of one chunk when a tile of two would read more than the budget allows.
       assert.deepEqual(subsetLayout(v, plan.window, 512, 100 * 2 * 5 * 4), { height: 2, width: 5, timeChunk: 100 });
-      const { cube, reads } = counted(source);
+      const { cube, reads } = countedReads(source);
       const path = join(dir, "counted.zarr");
       await writeSubset(cube, { ...plan, tile: 512 }, path);
       // Days 95-305 in chunks of 100 days and 2 rows: 4 × 2 chunks, each read once.
