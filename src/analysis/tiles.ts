@@ -73,3 +73,42 @@ export function windowTiles(window: Window, edge: number, width = edge): (Window
 export function sliceChunk(window: Window, tile: number): { height: number; width: number } {
   return window.height * window.width <= tile * tile ? { height: window.height, width: window.width } : { height: tile, width: tile };
 }
+
+/**
+ * Largest tile of one stored chunk's footprint through the whole time axis (counted as
+ * float64) that a walk takes beyond its tile budget, so that its tiles hold whole chunks and
+ * read each chunk once: a daily cube of 1461 steps stored 365 × 60 × 60 a chunk needs 42 MB
+ * for a 60 × 60 tile, where a thread's budget gives 48 × 48 tiles, each chunk then read by
+ * up to four of them.
+ */
+export const CHUNK_TILE_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A tile of whole stored chunks (rows and columns multiples of the chunk's, clipped to the
+ * window), about square, of at most `budgetBytes` (one chunk's footprint when only
+ * CHUNK_TILE_LIMIT_BYTES holds it) at `bytesPerPixel`, no edge over `maxEdge`; undefined
+ * when a chunk spans the window (nothing to align with) or exceeds those limits.
+ * @example
+ * wholeChunkTile([365, 60, 60], { x: 0, y: 0, width: 720, height: 360 }, 1461 * 8, 32 * 2 ** 20, 256); // { height: 60, width: 60 }
+ */
+export function wholeChunkTile(
+  chunkShape: readonly number[],
+  window: Window,
+  bytesPerPixel: number,
+  budgetBytes: number,
+  maxEdge: number,
+): { height: number; width: number } | undefined {
+  if (chunkShape.length < 2) return undefined;
+  const { height: H, width: W } = window;
+  const [cy, cx] = chunkShape.slice(-2).map((c, i) => Math.min(c, i === 0 ? H : W));
+  if ((cy >= H && cx >= W) || cy > maxEdge || cx > maxEdge || cy * cx * bytesPerPixel > Math.max(budgetBytes, CHUNK_TILE_LIMIT_BYTES)) {
+    return undefined;
+  }
+  const chunks = Math.max(1, Math.floor(budgetBytes / (bytesPerPixel * cy * cx)));
+  const [down, across] = [Math.ceil(H / cy), Math.ceil(W / cx)].map((n, i) => Math.min(n, Math.floor(maxEdge / (i === 0 ? cy : cx))));
+  // Columns of chunks for a square tile of `chunks` chunks, then the rows that fit with them.
+  let columns = Math.max(1, Math.min(across, Math.round(Math.sqrt((chunks * cy) / cx))));
+  const rows = Math.max(1, Math.min(down, Math.floor(chunks / columns)));
+  columns = Math.max(1, Math.min(across, Math.floor(chunks / rows)));
+  return { height: Math.min(H, rows * cy), width: Math.min(W, columns * cx) };
+}

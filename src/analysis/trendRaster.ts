@@ -17,7 +17,7 @@ import { combinationAt } from "../cube/combinations.js";
 import type { Cube, Dimension, Variable, Window } from "../cube/types.js";
 import { STD_TIME, variableNamed } from "../cube/types.js";
 import { ownStepCount, ownsStep } from "./share.js";
-import { overviewAligned } from "./tiles.js";
+import { overviewAligned, wholeChunkTile } from "./tiles.js";
 import type { BlockSink, CopyOptions } from "./subset.js";
 import { type Statistics, mergeStatistics, statisticsAccumulator } from "./statistics.js";
 import { createTileFitter } from "./trendFit.js";
@@ -72,7 +72,8 @@ export const TREND_MAX_TILE = 512;
  * shaped after the input's spatial chunks:
  * - chunks spanning whole rows (one slice per chunk, as most NetCDF files): full-width strips,
  *   so each slice's rows are read in one run (about twice as fast as squares on NetCDF-3);
- * - chunks across the width: rectangles of whole chunks, so each chunk is decoded once.
+ * - chunks across the width: rectangles of whole chunks, so each chunk is decoded once; one
+ *   chunk when a chunk is beyond the budget but not beyond CHUNK_TILE_LIMIT_BYTES (tiles.ts).
  * A tile longer than TREND_MAX_TILE along an axis it does not cover whole is a multiple of
  * it, so the 512-pixel output chunks stay aligned with the blocks written; other edges that
  * chunks do not set divide by 16 where they can (tiles.ts overviewAligned: overview levels).
@@ -91,6 +92,11 @@ export function trendTileShape(
   const area = Math.max(1, Math.floor(budget / perPixel));
   const { width: W, height: H } = window;
   const [cy, cx] = chunkShape.length >= 2 ? chunkShape.slice(-2) : [H, W];
+  // A chunk beyond the budget but within CHUNK_TILE_LIMIT_BYTES: a tile of it, read once.
+  if (Math.min(cy, H) * Math.min(cx, W) > area) {
+    const whole = wholeChunkTile(chunkShape, window, perPixel, budget, TREND_MAX_TILE);
+    if (whole) return whole;
+  }
   let height: number;
   let width: number;
   if (cx >= W && area >= W) {

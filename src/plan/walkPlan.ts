@@ -2,10 +2,13 @@
  * How to walk an input for a per-pixel time analysis, chosen from how the input is stored
  * (DESIGN.md, "How to walk a cube fast"):
  * - `tile`: spatial tiles through the whole time axis, when that reads each stored chunk
- *   once (time stored whole, or one tile covers the window) or when nothing else fits;
+ *   once (time stored whole, one tile covers the window, or the tiles hold whole chunks) or
+ *   when nothing else fits;
  * - `stream`: runs of slices in storage order over bands of rows, for methods whose state is
- *   per-pixel accumulators of groups × grid; every stored chunk is read once per band and
- *   pass, and the band is the whole window unless the accumulators would not fit;
+ *   per-pixel accumulators of groups × grid; every stored chunk is read once per band it
+ *   meets and pass, and the band is the whole window unless the accumulators would not fit
+ *   or a run of whole chunks over it would be too large (chunks of many time steps: then
+ *   bands of whole chunk rows);
  * - `transpose`: for methods that need each pixel's whole series (medians, Kendall), runs of
  *   slices in storage order over the whole window, written once into time-whole tiles of
  *   the job's scratch, which the tile walk then reads.
@@ -13,6 +16,7 @@
  */
 import { overviewAligned } from "../analysis/tiles.js";
 import { STD_TIME, type IndexRange, type Variable, type Window } from "../cube/types.js";
+import { readsPerChunk } from "./chunkReads.js";
 
 /** Values read at once by a stream, about (counted as float64). */
 const RUN_BYTES = 16 * 1024 * 1024;
@@ -51,26 +55,33 @@ export type WalkPlan =
 
 /**
  * @example
- * const plan = chooseWalk(v, window, { bytesPerPixelGroup: 21, groups: 12, outputRows: 512 }, 50);
+ * const plan = chooseWalk(v, window, { bytesPerPixelGroup: 21, groups: 12, outputRows: 512 }, { height: 48, width: 48 });
  * if (plan.kind === "stream") for (const [t0, t1] of plan.runs) ...
  */
 export function chooseWalk(
   v: Variable,
   window: Window,
   shape: StreamShape | undefined,
-  /** Tiles the tile walk would take over the window. */
-  tiles: number,
+  /** The tile the tile walk would take. */
+  tile: { readonly height: number; readonly width: number },
   accumulatorBudgetBytes = ACCUMULATOR_BUDGET_BYTES,
 ): WalkPlan {
   const t = v.dimensions.findIndex((d) => d.name === STD_TIME);
   const slices = v.dimensions[t]?.values.length ?? 1;
   const timeChunk = Math.max(1, v.chunkShape[t] ?? slices);
+  const tiles = Math.ceil(window.height / tile.height) * Math.ceil(window.width / tile.width);
   if (timeChunk >= slices)
     return {
       kind: "tile",
       reason: `${v.name} is stored with its ${slices} time steps in each chunk, so tiles through time read each chunk once`,
     };
   if (tiles === 1) return { kind: "tile", reason: `${v.name} is small enough to hold whole (one tile through its ${slices} time steps)` };
+  if (readsPerChunk(v, window, tile) === 1) {
+    return {
+      kind: "tile",
+      reason: `${v.name} is stored ${v.chunkShape.join(" × ")} a chunk, so ${tiles} tiles of ${tile.height} × ${tile.width} pixels through its ${slices} time steps hold whole chunks and read each chunk once`,
+    };
+  }
   if (!shape) {
     const runs = storageRuns(slices, timeChunk, window.height * window.width * 8);
     return {
@@ -93,19 +104,36 @@ export function chooseWalk(
       reason: `${shape.groups} groups of accumulators for one row of ${window.width} pixels would exceed ${mb(accumulatorBudgetBytes)}; walking ${tiles} tiles through time instead`,
     };
   }
-  const bands = Math.ceil(window.height / Math.min(bandRows, window.height));
-  const runs = storageRuns(slices, timeChunk, Math.min(bandRows, window.height) * window.width * 8);
-  const reads =
+  const rows = chunkRowBand(v, window, Math.min(bandRows, window.height), timeChunk);
+  const bands = Math.ceil(window.height / rows);
+  const runs = storageRuns(slices, timeChunk, rows * window.width * 8);
+  const reads = readsPerChunk(v, window, { height: rows, width: window.width });
+  const why = rows < bandRows ? `a run of whole chunks over the window would exceed ${mb(RUN_BYTES)}:` : "accumulators fill";
+  const how =
     bands === 1
       ? "each chunk is read once per pass"
-      : `accumulators fill ${bands} bands of rows, so each chunk is read ${bands} times per pass`;
+      : `${why} ${bands} bands of ${rows} rows, so each chunk is read ${reads === 1 ? "once" : `${round(reads)} times`} per pass`;
   return {
     kind: "stream",
-    reason: `${v.name} is stored ${timeChunk} time step(s) per chunk: streaming its ${slices} time steps in storage order (${runs.length} runs) with ${shape.groups} group(s) of per-pixel accumulators; ${reads}`,
-    bandRows: Math.min(bandRows, window.height),
+    reason: `${v.name} is stored ${timeChunk} time step(s) per chunk: streaming its ${slices} time steps in storage order (${runs.length} runs) with ${shape.groups} group(s) of per-pixel accumulators; ${how}`,
+    bandRows: rows,
     runs,
   };
 }
+
+/**
+ * Rows of a band no larger than `rows` whose runs (whole chunks of `timeChunk` steps) fit
+ * RUN_BYTES, at least one row of chunks: chunks of 365 steps × 60 rows are read in bands of
+ * 60 rows, each chunk once, where the window's 360 rows made runs of 757 MB.
+ */
+function chunkRowBand(v: Variable, window: Window, rows: number, timeChunk: number): number {
+  const chunkRows = Math.min(window.height, Math.max(1, v.chunkShape.at(-2) ?? window.height));
+  const perRow = timeChunk * window.width * 8;
+  if (rows * perRow <= RUN_BYTES || chunkRows >= rows) return rows;
+  return Math.max(chunkRows, Math.floor(RUN_BYTES / perRow / chunkRows) * chunkRows);
+}
+
+const round = (x: number) => Math.round(x * 10) / 10;
 
 /**
  * Runs of whole stored chunks along time, about RUN_BYTES of a band each (several chunks a

@@ -43,11 +43,10 @@ export function chooseTrendWalk(cube: Cube, plan: TrendPlan, threads: number): T
   const walks = new Map<string, WalkPlan>();
   for (const layout of layouts) {
     const v = variableNamed(cube, layout.name);
-    const tiles = Math.ceil(plan.window.height / layout.tile.height) * Math.ceil(plan.window.width / layout.tile.width);
     const shape = streamsTrend(plan)
       ? { bytesPerPixelGroup: trendSumBytes(coefficientCount(plan.model)), groups: 1, outputRows: TREND_MAX_TILE }
       : undefined;
-    walks.set(layout.name, chooseWalk(v, plan.window, shape, tiles, ACCUMULATOR_BUDGET_BYTES / Math.max(1, threads)));
+    walks.set(layout.name, chooseWalk(v, plan.window, shape, layout.tile, ACCUMULATOR_BUDGET_BYTES / Math.max(1, threads)));
   }
   return taskWalk(cubeWalk(walks, plan.window, "tiles through the fitted dimension"), plan);
 }

@@ -29,10 +29,12 @@ const daily = (chunkShape: number[]): Variable => ({
 });
 const WORLD = { x: 0, y: 0, width: 720, height: 360 };
 const MONTHLY_MEANS = { bytesPerPixelGroup: 21, groups: 12, outputRows: 512 };
+/** The tile walk's tile: 8 × 15 = 120 tiles over WORLD. */
+const TILE = { height: 48, width: 48 };
 
 describe("chooseWalk", () => {
   it("streams a cube stored one time step per chunk, in runs of whole chunks, each chunk read once", () => {
-    const plan = chooseWalk(daily([1, 360, 720]), WORLD, MONTHLY_MEANS, 50);
+    const plan = chooseWalk(daily([1, 360, 720]), WORLD, MONTHLY_MEANS, TILE);
     assert.equal(plan.kind, "stream");
     if (plan.kind !== "stream") return;
     assert.equal(plan.bandRows, 360);
@@ -44,36 +46,68 @@ describe("chooseWalk", () => {
 
   it("walks tiles when time is stored whole or when one tile holds everything, whatever the method", () => {
     for (const shape of [MONTHLY_MEANS, undefined]) {
-      assert.equal(chooseWalk(daily([1461, 64, 64]), WORLD, shape, 50).kind, "tile");
-      assert.equal(chooseWalk(daily([1, 360, 720]), { x: 0, y: 0, width: 50, height: 50 }, shape, 1).kind, "tile");
+      assert.equal(chooseWalk(daily([1461, 64, 64]), WORLD, shape, TILE).kind, "tile");
+      assert.equal(chooseWalk(daily([1, 360, 720]), { x: 0, y: 0, width: 50, height: 50 }, shape, { height: 50, width: 50 }).kind, "tile");
     }
   });
 
   it("transposes for order statistics: runs of whole chunks over the whole window, each chunk read once", () => {
-    const median = chooseWalk(daily([1, 360, 720]), WORLD, undefined, 50);
+    const median = chooseWalk(daily([1, 360, 720]), WORLD, undefined, TILE);
     assert.equal(median.kind, "transpose");
     if (median.kind !== "transpose") return;
     assert.deepEqual(median.runs[0], [0, 8]); // 16 MB of float64 per run: 8 slices of 360 × 720
     assert.equal(median.runs.at(-1)![1], 1461);
-    assert.match(median.reason, /whole series: transposing its 1461 time steps once .*each chunk read once.* into 50 time-whole tiles/);
+    assert.match(median.reason, /whole series: transposing its 1461 time steps once .*each chunk read once.* into 120 time-whole tiles/);
     // Chunks of 5 steps: runs stay whole chunks.
-    const five = chooseWalk(daily([5, 360, 720]), WORLD, undefined, 50);
+    const five = chooseWalk(daily([5, 360, 720]), WORLD, undefined, TILE);
     assert.ok(five.kind === "transpose" && five.runs.every(([a, b]) => a % 5 === 0 && (b % 5 === 0 || b === 1461)));
   });
 
   it("makes bands of whole output chunks when the sums do not fit, and says each chunk is read once per band", () => {
     // 366 groups × 21 bytes × 720 pixels = 5.5 MB a row; 1 GB of budget → 194 rows, whole chunks of 64 rows → 192.
-    const plan = chooseWalk(daily([1, 360, 720]), WORLD, { bytesPerPixelGroup: 21, groups: 366, outputRows: 64 }, 50, 1 << 30);
+    const plan = chooseWalk(daily([1, 360, 720]), WORLD, { bytesPerPixelGroup: 21, groups: 366, outputRows: 64 }, TILE, 1 << 30);
     assert.equal(plan.kind, "stream");
     if (plan.kind === "stream") {
       assert.equal(plan.bandRows, 192);
-      assert.match(plan.reason, /2 bands of rows, so each chunk is read 2 times per pass/);
+      assert.match(plan.reason, /accumulators fill 2 bands of 192 rows, so each chunk is read 2 times per pass/);
     }
   });
 
   it("walks tiles when not one row of sums fits", () => {
-    const plan = chooseWalk(daily([1, 360, 720]), WORLD, { bytesPerPixelGroup: 29, groups: 1461, outputRows: 512 }, 50, 1 << 20);
+    const plan = chooseWalk(daily([1, 360, 720]), WORLD, { bytesPerPixelGroup: 29, groups: 1461, outputRows: 512 }, TILE, 1 << 20);
     assert.equal(plan.kind, "tile");
     assert.match(plan.reason, /would exceed 1 MB/);
+  });
+
+  it("walks tiles through time when they hold whole chunks of many time steps: each chunk read once, no sums, no transposing", () => {
+    for (const shape of [MONTHLY_MEANS, undefined]) {
+      const plan = chooseWalk(daily([365, 60, 60]), WORLD, shape, { height: 60, width: 60 });
+      assert.equal(plan.kind, "tile");
+      assert.match(plan.reason, /365 × 60 × 60 a chunk, so 72 tiles of 60 × 60 pixels .* hold whole chunks and read each chunk once/);
+    }
+    // Tiles of 48 × 48 cut across those chunks: they stream (or transpose) instead.
+    assert.equal(chooseWalk(daily([365, 60, 60]), WORLD, MONTHLY_MEANS, TILE).kind, "stream");
+    assert.equal(chooseWalk(daily([365, 60, 60]), WORLD, undefined, TILE).kind, "transpose");
+    // A window that starts within a chunk: 60 × 60 tiles from x = 30 meet two chunks across each.
+    assert.equal(
+      chooseWalk(daily([365, 60, 60]), { ...WORLD, x: 30, width: 600 }, MONTHLY_MEANS, { height: 60, width: 60 }).kind,
+      "stream",
+    );
+  });
+
+  it("streams chunks of many time steps in bands of whole chunk rows, so that a run stays small and each chunk is read once", () => {
+    // One chunk of 365 steps over 360 × 720 would be a run of 757 MB; 16 MB of runs hold 7 rows: one row of chunks, 60.
+    const plan = chooseWalk(daily([365, 60, 60]), WORLD, MONTHLY_MEANS, TILE);
+    assert.equal(plan.kind, "stream");
+    if (plan.kind !== "stream") return;
+    assert.equal(plan.bandRows, 60);
+    assert.deepEqual(plan.runs, [
+      [0, 365],
+      [365, 730],
+      [730, 1095],
+      [1095, 1460],
+      [1460, 1461],
+    ]);
+    assert.match(plan.reason, /would exceed 16 MB: 6 bands of 60 rows, so each chunk is read once per pass/);
   });
 });

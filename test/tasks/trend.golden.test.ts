@@ -93,10 +93,30 @@ describe("GenerateTrendRaster against numpy/scipy, inputs stored a time step per
         t,
       );
   });
-  for (const c of cases) it(c.name, () => checkCase(dir, { ...c, file: CHUNKED[c.file] ?? c.file }, 36 * 1024));
+  const walk = (plan: TrendOptions) => (plan.model.type.includes("KENDALL") ? "transpose" : "stream");
+  for (const c of cases) it(c.name, () => checkCase(dir, { ...c, file: CHUNKED[c.file] ?? c.file }, 36 * 1024, walk));
 });
 
-async function checkCase(dir: string, c: TrendCase, tileBudgetBytes?: number): Promise<void> {
+describe("GenerateTrendRaster against numpy/scipy, daily.nc stored 100 days × 2 rows × 5 columns a chunk (tiles of whole chunks through time, every model)", () => {
+  let dir = "";
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "strata-trend-golden-time-chunks-"));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+  // The same small budget: the tile walk takes two tiles of one chunk's 2 × 5 cells each.
+  const cases = CASES.filter((c) => c.file === "test/golden/analysis/daily.nc");
+  it("covers every model", () => {
+    assert.equal(
+      new Set(cases.map((c) => c.params.trendLineType ?? "LINEAR")).size,
+      new Set(CASES.map((c) => c.params.trendLineType ?? "LINEAR")).size,
+    );
+  });
+  for (const c of cases) it(c.name, () => checkCase(dir, { ...c, file: "test/golden/analysis/daily_t100.nc" }, 36 * 1024, () => "tile"));
+});
+
+async function checkCase(dir: string, c: TrendCase, tileBudgetBytes?: number, walkKind?: (plan: TrendOptions) => string): Promise<void> {
   const { options } = await trendTask.parse(
     { inputMultidimensionalRaster: JSON.stringify({ uri: c.file }), outputName: '{"serviceProperties":{"name":"x"}}', ...c.params },
     env,
@@ -106,9 +126,9 @@ async function checkCase(dir: string, c: TrendCase, tileBudgetBytes?: number): P
   const path = join(dir, `${c.name}.zarr`);
   const source = await openCube(join(ROOT, c.file));
   try {
-    if (tileBudgetBytes) {
+    if (walkKind) {
       const walk = chooseTrendWalk(source, plan, 1);
-      assert.equal(walk.kind, plan.model.type.includes("KENDALL") ? "transpose" : "stream", walk.note);
+      assert.equal(walk.kind, walkKind(plan), walk.note);
     }
     await writeTrend(source, plan, path);
   } finally {
