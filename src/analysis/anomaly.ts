@@ -11,6 +11,7 @@
  */
 import { combinationAt, combinationCount } from "../cube/combinations.js";
 import {
+  PIXEL_ARRAYS,
   STD_TIME,
   type Cube,
   type Dimension,
@@ -20,12 +21,12 @@ import {
   type Window,
   variableNamed,
 } from "../cube/types.js";
-import { GroupMedianKernel, medianKernelTakes } from "../kernels/groupMedian.js";
+import { GroupAnomalyKernel, groupKernelTakes } from "../kernels/groupAnomaly.js";
 import { GROUP_INTERVALS, type GroupInterval, groupKeys } from "./groups.js";
 import { type Share, ownsStep } from "./share.js";
 import { type Statistics, statisticsAccumulator } from "./statistics.js";
 import type { BlockSink } from "./subset.js";
-import { timeTileEdge, windowTiles } from "./tiles.js";
+import { MAX_TIME_TILE, TIME_TILE_BUDGET_BYTES, timeTileEdge, wholeChunkTile, windowTiles } from "./tiles.js";
 
 export const ANOMALY_METHODS = [
   "DIFFERENCE_FROM_MEAN",
@@ -70,7 +71,11 @@ export interface AnomalyTileOptions {
    * slice by slice. When given, groups and ignoreNoData play no part. Not with Z_SCORE.
    */
   readonly reference?: Float64Array;
-  /** Where to write [T][P]; default a new Float64Array for Float64Array input, else Float32Array. */
+  /**
+   * Where to write [T][P]; default a new Float64Array for Float64Array input, else
+   * Float32Array. May be `values` itself: each slice is read (its group's µ, m and s first)
+   * before it is written.
+   */
   readonly out?: Float32Array | Float64Array;
 }
 
@@ -379,7 +384,7 @@ export interface AnomalyPlan {
   readonly ignoreNoData: boolean;
   /** Spatial window of the source (north-up pixels). */
   readonly window: Window;
-  /** Spatial tile edge; default timeTileEdge(number of slices, tileBudgetBytes). */
+  /** Spatial tile edge; default from the input's chunks and tileBudgetBytes (anomalyTileShape). */
   readonly tile?: number;
   /** Memory budget of one tile (default TIME_TILE_BUDGET_BYTES); threads sharing a job split it. */
   readonly tileBudgetBytes?: number;
@@ -399,9 +404,21 @@ export function anomalyPixelType(input: PixelType): "F32" | "F64" {
   return input === "F64" ? "F64" : "F32";
 }
 
-/** The spatial tile edge used for a variable (output chunks are [T, 1..., edge, edge]). */
-export function anomalyTileEdge(v: Variable, plan: Pick<AnomalyPlan, "tile" | "tileBudgetBytes">): number {
-  return plan.tile ?? timeTileEdge(timeDimension(v).values.length, plan.tileBudgetBytes);
+/**
+ * The spatial tile used for a variable (output chunks are [T, 1..., height, width]): the
+ * plan's edge, else whole stored chunks where the input's are smaller than the window
+ * (tiles.ts wholeChunkTile: each chunk read once), else the budget's square edge.
+ */
+export function anomalyTileShape(
+  v: Variable,
+  plan: Pick<AnomalyPlan, "tile" | "tileBudgetBytes" | "window">,
+): { readonly height: number; readonly width: number } {
+  if (plan.tile !== undefined) return { height: plan.tile, width: plan.tile };
+  const slices = timeDimension(v).values.length;
+  const budget = plan.tileBudgetBytes ?? TIME_TILE_BUDGET_BYTES;
+  const whole = wholeChunkTile(v.chunkShape, plan.window, slices * 8, budget, MAX_TIME_TILE);
+  const edge = timeTileEdge(slices, budget);
+  return whole ?? { height: edge, width: edge };
 }
 
 /** Bytes of one anomaly output chunk, about: small enough that drawing one slice decodes little. */
@@ -413,10 +430,15 @@ export const ANOMALY_CHUNK_BYTES = 1024 * 1024;
  * whole chunks, so it is written without reading back, and an image of one slice decodes a
  * run of steps per tile rather than the whole time axis.
  * @example
- * anomalyChunks(v, 61, window); // e.g. [70, 61, 61] for 2100 daily float32 steps
+ * anomalyChunks(v, { height: 61, width: 61 }, window); // e.g. [70, 61, 61] for 2100 daily float32 steps
  */
-export function anomalyChunks(v: Variable, edge: number, window: Window, bytesPerValue = 4): number[] {
-  const [h, w] = [Math.min(edge, window.height), Math.min(edge, window.width)];
+export function anomalyChunks(
+  v: Variable,
+  tile: { readonly height: number; readonly width: number },
+  window: Window,
+  bytesPerValue = 4,
+): number[] {
+  const [h, w] = [Math.min(tile.height, window.height), Math.min(tile.width, window.width)];
   const run = Math.max(1, Math.floor(ANOMALY_CHUNK_BYTES / (h * w * bytesPerValue)));
   return [...v.dimensions.map((d) => (d.name === STD_TIME ? Math.min(run, d.values.length) : 1)), h, w];
 }
@@ -490,7 +512,8 @@ export async function computeAnomaly(
     }
     const groups = groupKeys(timeDimension(v).values, external ? "ALL" : (plan.calculationInterval as GroupInterval));
     const members = groupMembers(groups);
-    const tiles = windowTiles(plan.window, anomalyTileEdge(v, plan));
+    const shape = anomalyTileShape(v, plan);
+    const tiles = windowTiles(plan.window, shape.height, shape.width);
     const others = v.dimensions.filter((d) => d.name !== STD_TIME);
     const sizes = others.map((d) => d.values.length);
     for (let c = 0; c < combinationCount(sizes); c++) {
@@ -507,16 +530,18 @@ export async function computeAnomaly(
   }
 
   const accumulators = new Map(plan.variables.map((name) => [name, statisticsAccumulator()]));
-  const kernel = KIND[plan.method].median ? medianKernelFor(steps) : undefined;
+  const kernel = groupKernelFor(steps, KIND[plan.method].median);
+  const arrays = new TileArrays();
   // Read one tile ahead: the next tile's file reads overlap this tile's computing and writing.
-  // With the kernel, step i's float32 tile is read into its slot i % 2, where it is computed.
+  // Step i's tile is read into slot i % 2 (the kernel's, for its float32 tiles), where it is computed.
   const read = (i: number) => {
     const s = steps[i];
     const window = { x: s.tile.x, y: s.tile.y, width: s.tile.width, height: s.tile.height };
     const length = s.groups.length * s.tile.width * s.tile.height;
-    const into = kernel && s.v.pixelType === "F32" ? kernel.tileArray(slotOf(i), length) : undefined;
+    const into =
+      kernel && s.v.pixelType === "F32" ? kernel.tileArray(slotOf(i), length) : arrays.get(`in${slotOf(i)}`, s.v.pixelType, length);
     const p = Promise.all([
-      s.v.read({ dims: s.dims, window, signal, into }),
+      s.v.read({ dims: s.dims, window, signal, into }).then((slab) => ({ slab, ours: slab.data.buffer === into?.buffer })),
       s.ref ? referenceTile(s.ref, s.refDims!, window, signal) : undefined,
     ]);
     p.catch(() => {}); // awaited (and thrown) in turn; never an unhandled rejection meanwhile
@@ -526,7 +551,7 @@ export async function computeAnomaly(
   for (let i = 0; i < steps.length; i++) {
     signal?.throwIfAborted();
     const { v, groups, members, dims, tile } = steps[i];
-    const [slab, reference] = await next!;
+    const [{ slab, ours }, reference] = await next!;
     signal?.throwIfAborted();
     next = i + 1 < steps.length ? read(i + 1) : undefined;
     let out: Float32Array | Float64Array;
@@ -552,7 +577,12 @@ export async function computeAnomaly(
         method: plan.method,
         ignoreNoData: plan.ignoreNoData,
         reference,
-        out: anomalyPixelType(v.pixelType) === "F64" ? new Float64Array(slab.data.length) : new Float32Array(slab.data.length),
+        // In place when the tile is in our slot and of the output's type (anomalyTile allows
+        // it); either is free again once writeBlock below resolves.
+        out:
+          ours && anomalyPixelType(v.pixelType) === v.pixelType
+            ? (slab.data as Float32Array | Float64Array)
+            : (arrays.get("out", anomalyPixelType(v.pixelType), slab.data.length) as Float32Array | Float64Array),
       });
       accumulators.get(v.name)!.add(out, undefined);
     }
@@ -565,22 +595,47 @@ export async function computeAnomaly(
 }
 
 /**
- * The SIMD median kernel sized for the steps' tiles, when it takes every one: no reference,
- * values it takes, groups it sorts. Otherwise anomalyTile's quickselect does them all.
+ * The SIMD kernel sized for the steps' tiles, when it takes every one: no reference, values
+ * it takes, groups it sorts (for medians). Otherwise anomalyTile does them all. Chunks of a
+ * quarter of a tile at most are unshuffled in the kernel as they are read (a tile of
+ * 365 × 60 × 60 chunks: 4 of them; the reader's own loop and its flip of south-up rows were
+ * 3.6 of the 23 s of a mean anomaly on one thread).
  */
-function medianKernelFor(steps: readonly Step[]): GroupMedianKernel | undefined {
+function groupKernelFor(steps: readonly Step[], median: boolean): GroupAnomalyKernel | undefined {
   let values = 0;
   let pixels = 0;
   let largest = 0;
+  let chunk = 0;
   for (const s of steps) {
     const group = s.members.largest;
-    if (s.ref || !medianKernelTakes(s.v.pixelType, group)) return undefined;
+    if (s.ref || !groupKernelTakes(s.v.pixelType, group, median)) return undefined;
     const P = s.tile.width * s.tile.height;
     values = Math.max(values, P * s.groups.length);
     pixels = Math.max(pixels, P);
     largest = Math.max(largest, group);
+    chunk = Math.max(
+      chunk,
+      s.v.chunkShape.reduce((a, b) => a * b, 1),
+    );
   }
-  return steps.length > 0 ? new GroupMedianKernel(values, pixels, largest) : undefined;
+  if (steps.length === 0) return undefined;
+  return new GroupAnomalyKernel(values, pixels, largest, median, chunk <= values / 4 ? chunk * 4 : 0);
+}
+
+/**
+ * Arrays a tile walk reuses tile after tile, by role and pixel type, each grown to the
+ * largest tile asked: fresh arrays of a tile's values (20 MB for 60 × 60 pixels through 1461
+ * days) for each read and each output left the collector behind by several hundred MB.
+ */
+class TileArrays {
+  private readonly arrays = new Map<string, TypedArray>();
+
+  get(role: string, type: PixelType, length: number): TypedArray {
+    const key = `${role} ${type}`;
+    let a = this.arrays.get(key);
+    if (!a || a.length < length) this.arrays.set(key, (a = new PIXEL_ARRAYS[type](length)));
+    return a.subarray(0, length);
+  }
 }
 
 /** The kernel's slot of step i's tile. */

@@ -40,6 +40,12 @@ export interface StatisticsAccumulator {
 export type StatisticsPart = Omit<Statistics, "histogram"> & { readonly histogram?: TypedFineHistogram };
 
 /**
+ * Values staged in the kernel's memory at once: a tile walk's 20 MB blocks staged whole kept
+ * an arena of 20 MB on each of its threads.
+ */
+const STAGED_VALUES = 1 << 20;
+
+/**
  * Per block, sums shifted by the running mean (in a WebAssembly kernel, kernels/statistics.ts);
  * blocks merged by Chan et al.'s formula, stable for long series. The histogram is kept unless `histogram` is false (a renderer's
  * statistics of what it draws need none).
@@ -90,7 +96,9 @@ export function statisticsAccumulator(options: { histogram?: boolean | Histogram
   };
   let later: Promise<void> = Promise.resolve();
   return {
-    add: (data, nodata) => addStaged(stageBlock(data), nodata),
+    add(data, nodata) {
+      for (let i = 0; i < data.length; i += STAGED_VALUES) addStaged(stageBlock(data.subarray(i, i + STAGED_VALUES)), nodata);
+    },
     addStaged,
     addStatistics,
     addLater(part) {

@@ -1,24 +1,29 @@
 /**
- * The median anomaly of a time-whole tile as a WebAssembly SIMD kernel
- * (assembly/groupMedian.ts): each group's median of every pixel by a sorting network four
- * pixels at a time, then the group's slices replaced by their anomalies, in the kernel's
- * memory. Values, medians and anomalies are analysis/anomaly.ts's anomalyTile's, value for
- * value, for the values it takes: float32 and the integers float32 holds exactly.
+ * The anomaly of a time-whole tile against each group's median or mean as a WebAssembly SIMD
+ * kernel (assembly/groupAnomaly.ts): medians by a sorting network four pixels at a time,
+ * means (and standard deviations) summed as the JavaScript loop sums them; then the group's
+ * slices replaced by their anomalies, in the kernel's memory, where the tile was read (its
+ * chunks unshuffled there, rows reversed as they decode). Values, µ, m, s and anomalies are
+ * analysis/anomaly.ts's anomalyTile's, value for value, for the values it takes: float32 and
+ * the integers float32 holds exactly.
  */
 import type { PixelType, TypedArray } from "../cube/types.js";
 import { KernelArena, kernelModule } from "./arena.js";
-import { WASM_BASE64 } from "./groupMedian.wasm.js";
+import { WASM_BASE64 } from "./groupAnomaly.wasm.js";
 import { oddEvenMergeSort } from "./sortingNetwork.js";
 
-/** The largest group a kernel sorts (its network ~35 comparators a value; a column of 64 KB). */
+/** anomaly.ts's number of Z_SCORE, the one method that needs s. */
+const Z_SCORE = 3;
+
+/** The largest group a kernel sorts for its median (its network ~35 comparators a value; a column of 64 KB). */
 const MEDIAN_KERNEL_GROUP_LIMIT = 4096;
 
 /** The pixel types whose every value float32 holds exactly. */
 const EXACT_IN_F32: ReadonlySet<PixelType> = new Set<PixelType>(["F32", "S8", "U8", "S16", "U16"]);
 
-/** Whether a kernel takes tiles of `pixelType` with groups of at most `largestGroup` slices. */
-export const medianKernelTakes = (pixelType: PixelType, largestGroup: number): boolean =>
-  EXACT_IN_F32.has(pixelType) && largestGroup <= MEDIAN_KERNEL_GROUP_LIMIT;
+/** Whether a kernel takes tiles of `pixelType` with groups of at most `largestGroup` slices, for medians or means. */
+export const groupKernelTakes = (pixelType: PixelType, largestGroup: number, median: boolean): boolean =>
+  EXACT_IN_F32.has(pixelType) && (!median || largestGroup <= MEDIAN_KERNEL_GROUP_LIMIT);
 
 /** A group's two networks as byte offsets into the kernel's column of f32x4. */
 interface Networks {
@@ -28,12 +33,13 @@ interface Networks {
   readonly every: Uint32Array;
 }
 
-export class GroupMedianKernel {
+export class GroupAnomalyKernel {
   private readonly arena: KernelArena;
   /** Two tiles' room: one computed while the next is read into the other. */
   private readonly slots: readonly [Float32Array, Float32Array];
   private readonly rows: Int32Array;
   private readonly ref: Float64Array;
+  private readonly sd: Float64Array;
   private readonly column: Float32Array;
   private readonly complete: Uint32Array;
   private readonly every: Uint32Array;
@@ -41,21 +47,42 @@ export class GroupMedianKernel {
   /** The group size whose networks are in the kernel's memory. */
   private placed = -1;
 
-  /** For tiles of at most `values` values and `pixels` pixels a slice, groups of at most `largestGroup` slices. */
-  constructor(values: number, pixels: number, largestGroup: number) {
-    if (largestGroup > MEDIAN_KERNEL_GROUP_LIMIT)
+  /**
+   * For tiles of at most `values` values and `pixels` pixels a slice, groups of at most
+   * `largestGroup` slices, against their medians or means; chunks of at most `chunkBytes`
+   * read into a slot are unshuffled in the kernel (0: by the reader, as it would anywhere).
+   */
+  constructor(
+    values: number,
+    pixels: number,
+    largestGroup: number,
+    private readonly median: boolean,
+    chunkBytes = 0,
+  ) {
+    if (median && largestGroup > MEDIAN_KERNEL_GROUP_LIMIT)
       throw new RangeError(`a group of ${largestGroup} slices; the kernel sorts ${MEDIAN_KERNEL_GROUP_LIMIT} at most`);
-    const pairs = oddEvenMergeSort(largestGroup).length;
-    const { arena, placed } = KernelArena.create(kernelModule("groupMedian", WASM_BASE64), (space) => ({
+    const pairs = median ? oddEvenMergeSort(largestGroup).length : 0;
+    const { arena, placed } = KernelArena.create(kernelModule("groupAnomaly", WASM_BASE64), (space) => ({
       slots: [space.allocate(Float32Array, values), space.allocate(Float32Array, values)] as const,
       rows: space.allocate(Int32Array, largestGroup),
       ref: space.allocate(Float64Array, pixels),
-      column: space.allocate(Float32Array, 4 * largestGroup),
+      sd: space.allocate(Float64Array, median ? 0 : pixels),
+      column: space.allocate(Float32Array, median ? 4 * largestGroup : 0),
       complete: space.allocate(Uint32Array, pairs),
       every: space.allocate(Uint32Array, pairs),
+      staging: space.allocate(Uint8Array, chunkBytes),
     }));
     this.arena = arena;
-    ({ slots: this.slots, rows: this.rows, ref: this.ref, column: this.column, complete: this.complete, every: this.every } = placed);
+    ({
+      slots: this.slots,
+      rows: this.rows,
+      ref: this.ref,
+      sd: this.sd,
+      column: this.column,
+      complete: this.complete,
+      every: this.every,
+    } = placed);
+    if (chunkBytes > 0) arena.stageDecodesIn(placed.staging);
   }
 
   /** Slot `slot`'s room for a float32 tile of `length` values, to read the tile into (see anomalies). */
@@ -65,9 +92,10 @@ export class GroupMedianKernel {
 
   /**
    * The anomalies of a tile (`tile`: slice after slice of `pixels`), by method `kind`
-   * (anomaly.ts's numbering) against each group's median: group g's slices are
-   * members[start[g] .. start[g + 1]). NaN where x is `nodata`, the median is missing (no
-   * valid value, or one missing and `ignoreNoData` false) or the anomaly is beyond ±limit.
+   * (anomaly.ts's numbering) against each group's median or mean (and s): group g's slices
+   * are members[start[g] .. start[g + 1]). NaN where x is `nodata`, the median or mean is
+   * missing (no valid value, or one missing and `ignoreNoData` false) or the anomaly is
+   * beyond ±limit.
    * Computed in slot `slot`, where the tile is when it was read into tileArray(slot), else
    * copied there; the result lies there until that slot's next tile.
    */
@@ -94,22 +122,38 @@ export class GroupMedianKernel {
       const count = start[g + 1] - start[g];
       if (count === 0) continue;
       this.rows.set(members.subarray(start[g], start[g + 1]));
-      const { complete, every } = this.place(count);
-      e.groupMediansF32(
-        values.byteOffset,
-        pixels,
-        this.rows.byteOffset,
-        count,
-        this.complete.byteOffset,
-        complete,
-        this.every.byteOffset,
-        every,
-        this.column.byteOffset,
-        nodataF32,
-        ignoreNoData ? 1 : 0,
-        this.ref.byteOffset,
-      );
-      e.applyRowsF32(kind, values.byteOffset, pixels, this.rows.byteOffset, count, nodata, this.ref.byteOffset, limit);
+      if (this.median) {
+        const { complete, every } = this.place(count);
+        e.groupMediansF32(
+          values.byteOffset,
+          pixels,
+          this.rows.byteOffset,
+          count,
+          this.complete.byteOffset,
+          complete,
+          this.every.byteOffset,
+          every,
+          this.column.byteOffset,
+          nodataF32,
+          ignoreNoData ? 1 : 0,
+          this.ref.byteOffset,
+        );
+      } else {
+        const withSd = kind === Z_SCORE;
+        e.groupMeansF32(
+          values.byteOffset,
+          pixels,
+          this.rows.byteOffset,
+          count,
+          nodataF32,
+          ignoreNoData ? 1 : 0,
+          withSd ? 1 : 0,
+          this.ref.byteOffset,
+          this.sd.byteOffset,
+        );
+      }
+      const sd = this.median ? this.ref : this.sd;
+      e.applyRowsF32(kind, values.byteOffset, pixels, this.rows.byteOffset, count, nodata, this.ref.byteOffset, sd.byteOffset, limit);
     }
     return values;
   }

@@ -11,7 +11,7 @@ import {
   type CalculationInterval,
   anomalyChunks,
   anomalyPixelType,
-  anomalyTileEdge,
+  anomalyTileShape,
   referenceMismatch,
 } from "../analysis/anomaly.js";
 import { TIME_TILE_BUDGET_BYTES } from "../analysis/tiles.js";
@@ -290,7 +290,7 @@ function anomalyOutput(
           outputChunks:
             chosen.kind === "stream"
               ? streamedChunks(v, chosen.plan, plan.compression === "NONE")
-              : anomalyChunks(v, anomalyTileEdge(v, plan), plan.window, anomalyPixelType(v.pixelType) === "F64" ? 8 : 4),
+              : anomalyChunks(v, anomalyTileShape(v, plan), plan.window, anomalyPixelType(v.pixelType) === "F64" ? 8 : 4),
         };
       }),
     }),

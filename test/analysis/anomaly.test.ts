@@ -8,7 +8,7 @@ import { describe, it } from "node:test";
 
 import { ANOMALY_METHODS, type AnomalyMethod, anomalyTile, medianOf } from "../../src/analysis/anomaly.js";
 import { dayOfYear, groupKeys } from "../../src/analysis/groups.js";
-import { timeTileEdge, windowTiles } from "../../src/analysis/tiles.js";
+import { timeTileEdge, wholeChunkTile, windowTiles } from "../../src/analysis/tiles.js";
 
 const utc = (y: number, m: number, d: number, h = 0, min = 0, s = 0, ms = 0) => Date.UTC(y, m - 1, d, h, min, s, ms);
 const list = (a: ArrayLike<number>) => Array.from(a);
@@ -124,6 +124,24 @@ describe("anomalyTile", () => {
     near(anomalyTile(tile, opts("DIFFERENCE_FROM_MEAN", groups, true)), [-1, -5, 1, 5, -1, 0, 1, NaN]);
     // ignoreNoData=false: pixel 1 is nodata in the whole of group 1.
     near(anomalyTile(tile, opts("DIFFERENCE_FROM_MEAN", groups, false)), [-1, -5, 1, 5, -1, NaN, 1, NaN]);
+  });
+
+  it("computes in place (out = values) what it computes into another array, every method, groups interleaved", () => {
+    // Slices of groups 0, 1, 0, 1, 0: a group's later slices are read after another group's were written.
+    const values = Float32Array.of(1, 10, 4, 2, 3, 20, 8, 6, 5, NaN, 6, 9, 2, 30, 1, 4, 9, 11, 7, 3);
+    const interleaved = [0, 1, 0, 1, 0];
+    for (const method of ANOMALY_METHODS) {
+      for (const ignore of [true, false]) {
+        const want = anomalyTile(values, opts(method, interleaved, ignore));
+        const inPlace = values.slice();
+        assert.equal(anomalyTile(inPlace, { ...opts(method, interleaved, ignore), out: inPlace }), inPlace);
+        near(inPlace, list(want), `${method} ignoreNoData ${ignore}`);
+      }
+    }
+    const reference = [2, 2, 2, 2];
+    const inPlace = values.slice();
+    anomalyTile(inPlace, { ...opts("DIFFERENCE_FROM_MEAN", interleaved, true, { reference }), out: inPlace });
+    near(inPlace, list(anomalyTile(values, opts("DIFFERENCE_FROM_MEAN", interleaved, true, { reference }))), "reference");
   });
 
   it("PERCENT_DIFFERENCE_FROM_MEAN is abs(x − µ) / ((x + µ) / 2), a plain ratio", () => {
@@ -277,5 +295,25 @@ describe("time-whole tiles", () => {
         [266, 5, 44, 100, 256, 0],
       ],
     );
+  });
+
+  it("hold whole stored chunks where the chunks are smaller than the window", () => {
+    const world = { x: 0, y: 0, width: 720, height: 360 };
+    const MiB = 1024 * 1024;
+    // 60 × 60 through 1461 steps is 42 MB, beyond the 32 MB budget, within the 64 MB limit: one chunk.
+    assert.deepEqual(wholeChunkTile([365, 60, 60], world, 1461 * 8, 32 * MiB, 256), { height: 60, width: 60 });
+    // 100 × 100 through 1461 steps is 117 MB: beyond the limit.
+    assert.equal(wholeChunkTile([365, 100, 100], world, 1461 * 8, 32 * MiB, 256), undefined);
+    // A chunk spanning the window leaves nothing to align with.
+    assert.equal(wholeChunkTile([1, 360, 720], world, 1461 * 8, 32 * MiB, 256), undefined);
+    // 12 steps: 388 chunks of 30 × 30 fit, 8 × 8 of them within 256 on a side.
+    assert.deepEqual(wholeChunkTile([1, 30, 30], world, 12 * 8, 32 * MiB, 256), { height: 240, width: 240 });
+    // 52 chunks of 20 × 40 fit: 5 across (√(52 × 20 / 40) = 5.1), 10 down.
+    assert.deepEqual(wholeChunkTile([10, 20, 40], world, 100 * 8, 32 * MiB, 256), { height: 200, width: 200 });
+    // Clipped to the window.
+    assert.deepEqual(wholeChunkTile([1, 30, 30], { x: 0, y: 0, width: 100, height: 50 }, 12 * 8, 32 * MiB, 256), {
+      height: 50,
+      width: 100,
+    });
   });
 });

@@ -81,7 +81,7 @@ describe("Anomaly output against numpy, NetCDF-4 one time step per chunk (the st
   // it) makes bands of rows where groups are many.
   for (const c of cases) {
     const slices = c.file.includes("daily") ? 1096 : 283;
-    it(c.name, () => checkCase(dir, { ...c, file: CHUNKED_COPIES[c.file] }, slices * 8 * 4 * 1.5));
+    it(c.name, () => checkCase(dir, { ...c, file: CHUNKED_COPIES[c.file] }, slices * 8 * 4 * 1.5, streamsOrTransposes));
   }
   // Output stored raw (context.compression NONE): the mean methods keep the input's values in
   // the output's chunks between passes and read them back instead of decoding the input again.
@@ -92,11 +92,39 @@ describe("Anomaly output against numpy, NetCDF-4 one time step per chunk (the st
         dir,
         { ...c, name: `${c.name}_raw`, file: CHUNKED_COPIES[c.file], params: { ...c.params, context: '{"compression":"NONE"}' } },
         slices * 8 * 4 * 1.5,
+        streamsOrTransposes,
       ));
   }
 });
 
-async function checkCase(dir: string, c: AnomalyCase, tileBudgetBytes?: number): Promise<void> {
+/** Medians need whole series: transposed; every other method streams. */
+const streamsOrTransposes = (plan: AnomalyOptions) => (plan.method.includes("MEDIAN") ? "transpose" : "stream");
+
+describe("Anomaly output against numpy, daily.nc stored 100 days × 2 rows × 5 columns a chunk (tiles of whole chunks through time)", () => {
+  let dir = "";
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), "strata-anomaly-golden-t100-"));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+  // The same small budget: the tile walk takes two tiles of one chunk's 2 × 5 cells each,
+  // which read each chunk once, whatever the method.
+  const cases = ANOMALY_CASES.filter((c) => c.file === "test/golden/analysis/daily.nc");
+  it("covers every method and calculation interval", () => {
+    assert.equal(new Set(cases.map((c) => c.params.method)).size, 7);
+    assert.equal(new Set(cases.map((c) => c.params.calculationInterval)).size, 7);
+  });
+  for (const c of cases)
+    it(c.name, () => checkCase(dir, { ...c, file: "test/golden/analysis/daily_t100.nc" }, 1096 * 8 * 4 * 1.5, () => "tile"));
+});
+
+async function checkCase(
+  dir: string,
+  c: AnomalyCase,
+  tileBudgetBytes?: number,
+  walkKind?: (plan: AnomalyOptions) => string,
+): Promise<void> {
   const { options } = await anomalyTask.parse(
     { inputMultidimensionalRaster: JSON.stringify({ uri: c.file }), outputName: '{"serviceProperties":{"name":"x"}}', ...c.params },
     env,
@@ -107,10 +135,9 @@ async function checkCase(dir: string, c: AnomalyCase, tileBudgetBytes?: number):
   const source = await openLocation(plan.input);
   const reference = plan.reference ? await openLocation(plan.reference) : undefined;
   try {
-    if (tileBudgetBytes) {
+    if (walkKind) {
       const walk = chooseAnomalyWalk(source, plan);
-      // Medians need whole series: transposed; every other method streams.
-      assert.equal(walk.kind, plan.method.includes("MEDIAN") ? "transpose" : "stream", walk.note);
+      assert.equal(walk.kind, walkKind(plan), walk.note);
       // The input's values kept between the passes, whatever the output's codec, where the
       // output has their type: float inputs (an anomaly of integers is a float).
       const floats = plan.variables.every((name) => ["F32", "F64"].includes(source.variables.find((v) => v.name === name)!.pixelType));

@@ -235,9 +235,12 @@ class Dataset implements Hdf5Dataset {
     const fetcher = this.inflatesAside(stored) ? chunkFetcher(stored.size) : undefined;
     if (fetcher) return this.readAside(stored, fetcher, into, reversed);
     // Stored bytes are read into a buffer of the dataset's own, reused once decoded: a fresh
-    // one per chunk was garbage the collector and the kernel then paid for.
+    // one per chunk was garbage the collector and the kernel then paid for. A filtered chunk's
+    // needs room for its stored bytes only (and some, for the next chunk's): sized for the
+    // decoded chunk, 8 of 365 × 60 × 60 float32 values were 42 MB a thread.
     const i = this.readBuffers.findIndex((b) => b.length >= stored.size);
-    const buffer = i >= 0 ? this.readBuffers.splice(i, 1)[0] : Buffer.allocUnsafeSlow(Math.max(stored.size, this.chunkBytes));
+    const room = this.filtersOf(stored).length > 0 ? Math.min(this.chunkBytes, stored.size + (stored.size >> 2)) : this.chunkBytes;
+    const buffer = i >= 0 ? this.readBuffers.splice(i, 1)[0] : Buffer.allocUnsafeSlow(Math.max(stored.size, room));
     try {
       const bytes = buffer.subarray(0, stored.size);
       await this.source.readInto(bytes, stored.address);
