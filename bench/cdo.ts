@@ -19,7 +19,8 @@
  * - each Strata row's peak memory above rest (a `strata run --help` process), and on a cube
  *   four times longer (`--long`, one run) against this one;
  * - with `--time-chunked`, a copy of the cube stored 365 × 60 × 60 a chunk: the mean anomaly
- *   against `cdo ymonsub` (medians of 3) and Subset of a year against `cdo selyear` (once).
+ *   against `cdo ymonsub` and LINEAR against `cdo trend` (medians of 3), the median anomaly
+ *   and MANN-KENDALL against those (once), and Subset of a year against `cdo selyear` (once).
  * Installs Debian's cdo, netcdf-bin and time when missing; builds the CLI first, and stops if
  * a source changes while it runs (the runs would go through tsx).
  * Usage: npm run bench -- --only cdo [--cdo-times 1461] [--long] [--no-kendall] [--time-chunked]
@@ -171,7 +172,7 @@ export async function benchCdo(
     ]);
   }
   if (options.timeChunked) {
-    // The anomaly's walk does not yet follow such a layout (docs/performance.md, "Still to do"); Subset's does.
+    // The tasks walk tiles of whole chunks through time there (plan/walkPlan.ts); Subset reads a chunk's kept days at once.
     const copy = join(out, `daily_${times}_t365.nc`);
     await timeChunkedCopy(nc4, copy, 365, 60);
     const [anomaly, cdoAnomaly] = await medians(
@@ -180,6 +181,22 @@ export async function benchCdo(
     );
     row("stored 365 x 60 x 60 a chunk: mean anomaly vs cdo ymonsub x -ymonmean x", anomaly, cdoAnomaly);
     add(["  same, peak memory (MB)", anomaly.peakMB.toFixed(0), cdoAnomaly.peakMB.toFixed(0), f2(anomaly.peakMB / cdoAnomaly.peakMB)]);
+    memory("same file: mean anomaly", anomaly);
+    const [chunkedTrend, chunkedCdoTrend] = await medians(
+      () => strata(TREND, copy),
+      () => cdo(["trend", copy, join(out, "cdo_a.nc"), join(out, "cdo_b.nc")]),
+    );
+    row("  same file: LINEAR trend with RMSE vs cdo trend", chunkedTrend, chunkedCdoTrend);
+    memory("same file: LINEAR trend", chunkedTrend);
+    // One run each: the order statistics, against the mean anomaly and LINEAR on the same file.
+    const chunkedMedian = await strata([...ANOMALY, "--method", "DIFFERENCE_FROM_MEDIAN"], copy);
+    row("  same file: DIFFERENCE_FROM_MEDIAN vs DIFFERENCE_FROM_MEAN", chunkedMedian, anomaly);
+    memory("same file: median anomaly", chunkedMedian);
+    if (options.kendall !== false) {
+      const chunkedKendall = await strata([...TREND, "--trendLineType", "MANN-KENDALL"], copy);
+      row("  same file: MANN-KENDALL vs LINEAR", chunkedKendall, chunkedTrend);
+      memory("same file: Mann-Kendall", chunkedKendall);
+    }
     // One run each: Strata's takes minutes.
     const year = '[{"dimension":"StdTime","minValue":"2000-01-01","maxValue":"2000-12-31T23:59:59"}]';
     const subset = await strata(["run", "Subset", "--dimensionDefinition", "BY_RANGES", "--dimensionRanges", year], copy);

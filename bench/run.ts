@@ -12,7 +12,7 @@
  * - cdo (bench/cdo.ts): the engine on a daily NetCDF-4 cube stored one step per chunk with
  *   zlib (anomalies, trends, threads, a REST job, memory) against CDO, medians of 3 with peak
  *   memory; --long adds a cube four times longer, --no-kendall leaves Mann-Kendall out,
- *   --time-chunked adds a copy stored 365 days a chunk (Subset follows it, the anomaly not yet).
+ *   --time-chunked adds a copy stored 365 × 60 × 60 a chunk (tiles of whole chunks; Subset a chunk at once).
  * - codecs (bench/codecs.ts): encode and decode speed and size of the output codec's candidates.
  * - encoders (bench/imageEncoders.ts): 1024×1024 exportImage PNG and JPEG with sharp against the
  *   pure-JS encoders (two servers in one run), the encoding alone, and each server's peak memory.
