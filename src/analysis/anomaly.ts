@@ -625,7 +625,7 @@ function groupKernelFor(steps: readonly Step[], median: boolean): GroupAnomalyKe
 /**
  * Arrays a tile walk reuses tile after tile, by role and pixel type, each grown to the
  * largest tile asked: fresh arrays of a tile's values (20 MB for 60 × 60 pixels through 1461
- * days) for each read and each output left the collector behind by several hundred MB.
+ * days) for each read and each output took a one-thread mean anomaly's peak 56 MB higher.
  */
 class TileArrays {
   private readonly arrays = new Map<string, TypedArray>();

@@ -12,8 +12,7 @@ import { STD_TIME, type Variable, type Window } from "../cube/types.js";
  * readsPerChunk(v, { x: 0, y: 0, width: 720, height: 360 }, { height: 60, width: 60 }); // 1 for chunks of [365, 60, 60]
  */
 export function readsPerChunk(v: Variable, window: Window, piece: { readonly height: number; readonly width: number }): number {
-  const spatial = v.chunkShape.length - 2;
-  const [cy, cx] = spatial >= 0 ? v.chunkShape.slice(-2) : [window.height, window.width];
+  const [cy, cx] = v.chunkShape.length >= 2 ? v.chunkShape.slice(-2) : [window.height, window.width];
   const others = v.dimensions.reduce(
     (n, d, i) => (d.name === STD_TIME ? n : n * Math.min(d.values.length, Math.max(1, v.chunkShape[i] ?? d.values.length))),
     1,
