@@ -31,6 +31,12 @@ function partial(at: usize, lanes: i32): v128 {
   return x;
 }
 
+/** Pixels p .. p+3 of the group's j-th slice `rows[j]` (slices `stride` bytes apart), +Infinity beyond `lanes`. */
+function groupValues(values: usize, rows: usize, j: i32, stride: usize, p: i32, lanes: i32): v128 {
+  const at = values + <usize>load<i32>(rows + ((<usize>j) << 2)) * stride + ((<usize>p) << 2);
+  return lanes == 4 ? v128.load(at) : partial(at, lanes);
+}
+
 /** Runs a network's `count` comparators (pairs of byte offsets into `column`). */
 function sort(column: usize, network: usize, count: i32): void {
   for (let c = 0; c < count; c++) {
@@ -80,8 +86,7 @@ export function groupMediansF32(
     const lanes = min(4, pixels - p);
     let valid = i32x4.splat(0);
     for (let j = 0; j < count; j++) {
-      const at = values + <usize>load<i32>(rows + ((<usize>j) << 2)) * stride + ((<usize>p) << 2);
-      const x = lanes == 4 ? v128.load(at) : partial(at, lanes);
+      const x = groupValues(values, rows, j, stride, p, lanes);
       const ok = v128.and(f32x4.eq(x, x), f32x4.ne(x, nd));
       valid = i32x4.sub(valid, ok); // a true lane is -1
       v128.store(column + ((<usize>j) << 4), v128.bitselect(x, INF, ok));
@@ -123,8 +128,7 @@ export function groupMeansF32(
     let valid = i32x4.splat(0);
     let missing = i32x4.splat(0);
     for (let j = 0; j < count; j++) {
-      const at = values + <usize>load<i32>(rows + ((<usize>j) << 2)) * stride + ((<usize>p) << 2);
-      const x = lanes == 4 ? v128.load(at) : partial(at, lanes);
+      const x = groupValues(values, rows, j, stride, p, lanes);
       const ok = v128.and(f32x4.eq(x, x), f32x4.ne(x, nd));
       valid = i32x4.sub(valid, ok); // a true lane is -1
       missing = v128.or(missing, v128.not(ok));
@@ -146,8 +150,7 @@ export function groupMeansF32(
     let dlo = f64x2.splat(0);
     let dhi = f64x2.splat(0);
     for (let j = 0; j < count; j++) {
-      const at = values + <usize>load<i32>(rows + ((<usize>j) << 2)) * stride + ((<usize>p) << 2);
-      const x = lanes == 4 ? v128.load(at) : partial(at, lanes);
+      const x = groupValues(values, rows, j, stride, p, lanes);
       const ok = v128.and(f32x4.eq(x, x), f32x4.ne(x, nd));
       const xlo = f64x2.promote_low_f32x4(x);
       const xhi = f64x2.promote_low_f32x4(v128.shuffle<i32>(x, x, 2, 3, 2, 3));
