@@ -6,7 +6,7 @@
  * Pure orchestration over the Cube interface; knows nothing of formats or jobs.
  */
 import type { BlockHold } from "../cube/blockHold.js";
-import { combinationAt } from "../cube/combinations.js";
+import { combinationAt, combinationCount } from "../cube/combinations.js";
 import {
   type Cube,
   type IndexRange,
@@ -124,10 +124,9 @@ function readsOf(v: Variable, spec: SubsetPlan["variables"][number], plan: Subse
   const t = v.dimensions.findIndex((d) => d.name === STD_TIME);
   const dimsAt = (at: readonly number[]) => at.map((o, d): IndexRange => [spec.indices[d][o], spec.indices[d][o] + 1]);
   const reads: SubsetRead[] = [];
-  const combinations = (counts: number[]) => counts.reduce((n, k) => n * k, 1);
   if (layout.timeChunk === undefined || t < 0) {
     const counts = spec.indices.map((list) => list.length);
-    for (let c = 0; c < combinations(counts); c++) {
+    for (let c = 0; c < combinationCount(counts); c++) {
       const at = combinationAt(c, counts);
       for (const window of tiles) reads.push({ dims: dimsAt(at), window, slices: [{ out: at, at: 0 }] });
     }
@@ -137,7 +136,7 @@ function readsOf(v: Variable, spec: SubsetPlan["variables"][number], plan: Subse
   const counts = spec.indices.map((list, d) => (d === t ? 1 : list.length));
   const groups = chunkGroups(spec.indices[t], layout.timeChunk);
   for (const window of tiles) {
-    for (let c = 0; c < combinations(counts); c++) {
+    for (let c = 0; c < combinationCount(counts); c++) {
       const at = combinationAt(c, counts);
       for (const [from, to] of groups) {
         const kept = spec.indices[t].slice(from, to);

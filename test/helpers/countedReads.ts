@@ -1,6 +1,7 @@
 /**
  * A cube whose variables record every read they are asked for (the tests that count how
- * often a walk reads each stored chunk), and may replace the values read.
+ * often a walk reads each stored chunk), and may replace the values read; and the stored
+ * chunks those reads met.
  */
 import type { Cube, Selection, TypedArray } from "../../src/cube/types.js";
 
@@ -21,4 +22,24 @@ export function countedReads(cube: Cube, values?: (selection: Selection, data: T
     },
   }));
   return { cube: { ...cube, variables }, reads };
+}
+
+/**
+ * How many recorded reads met each stored chunk of a [time, rows, columns] variable chunked
+ * `timeChunk` steps by `rows` rows (its columns in one chunk), keyed "time chunk:row chunk".
+ * @example
+ * chunksMet(reads, 100, 2); // Map { "0:0" => 1, "0:1" => 1, ... }
+ */
+export function chunksMet(reads: readonly Selection[], timeChunk: number, rows: number): Map<string, number> {
+  const met = new Map<string, number>();
+  for (const r of reads) {
+    const [t0, t1] = r.dims![0];
+    const w = r.window!;
+    for (let c = Math.floor(t0 / timeChunk); c <= Math.floor((t1 - 1) / timeChunk); c++) {
+      for (let row = Math.floor(w.y / rows); row <= Math.floor((w.y + w.height - 1) / rows); row++) {
+        met.set(`${c}:${row}`, (met.get(`${c}:${row}`) ?? 0) + 1);
+      }
+    }
+  }
+  return met;
 }

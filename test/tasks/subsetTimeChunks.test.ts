@@ -17,7 +17,7 @@ import { chunkGroups, subsetLayout } from "../../src/analysis/subsetLayout.js";
 import { openCube } from "../../src/io/open.js";
 import { type SubsetOptions, subsetOutput, subsetTask, writeSubset } from "../../src/tasks/subset.js";
 import type { InputLocation, ParseEnv } from "../../src/tasks/types.js";
-import { countedReads } from "../helpers/countedReads.js";
+import { chunksMet, countedReads } from "../helpers/countedReads.js";
 
 const FILE = fileURLToPath(new URL("../golden/analysis/daily_t100.nc", import.meta.url));
 const GOLDEN = JSON.parse(readFileSync(fileURLToPath(new URL("../golden/analysis/daily_t100.subset.json", import.meta.url)), "utf8")) as {
@@ -139,16 +139,7 @@ describe("Subset of an input stored many time steps per chunk", () => {
       const path = join(dir, "counted.zarr");
       await writeSubset(cube, { ...plan, tile: 512 }, path);
       // Days 95-305 in chunks of 100 days and 2 rows: 4 × 2 chunks, each read once.
-      const touched = new Map<string, number>();
-      for (const r of reads) {
-        const [t0, t1] = r.dims![0];
-        const w = r.window!;
-        for (let c = Math.floor(t0 / 100); c <= Math.floor((t1 - 1) / 100); c++)
-          for (let row = Math.floor(w.y / 2); row <= Math.floor((w.y + w.height - 1) / 2); row++) {
-            const key = `${c}:${row}`;
-            touched.set(key, (touched.get(key) ?? 0) + 1);
-          }
-      }
+      const touched = chunksMet(reads, 100, 2);
       assert.deepEqual([...touched.keys()].sort(), ["0:0", "0:1", "1:0", "1:1", "2:0", "2:1", "3:0", "3:1"]);
       assert.ok(
         [...touched.values()].every((n) => n === 1),

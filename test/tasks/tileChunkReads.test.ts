@@ -19,7 +19,7 @@ import { writeAnomaly } from "../../src/tasks/anomaly.js";
 import { chooseAnomalyWalk } from "../../src/tasks/anomalyStreaming.js";
 import { writeTrend } from "../../src/tasks/trend.js";
 import { chooseTrendWalk } from "../../src/tasks/trendStreaming.js";
-import { countedReads } from "../helpers/countedReads.js";
+import { chunksMet, countedReads } from "../helpers/countedReads.js";
 
 const FILE = fileURLToPath(new URL("../golden/analysis/daily_t100.nc", import.meta.url));
 const WINDOW = { x: 0, y: 0, width: 5, height: 4 };
@@ -34,23 +34,8 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Reads of each chunk (100 days × 2 rows × 5 columns), keyed "time chunk/row chunk". */
-function chunkReads(reads: readonly Selection[]): Map<string, number> {
-  const count = new Map<string, number>();
-  for (const r of reads) {
-    const [t0, t1] = r.dims![0];
-    const w = r.window!;
-    for (let tc = Math.floor(t0 / 100); tc <= Math.floor((t1 - 1) / 100); tc++) {
-      for (let yc = Math.floor(w.y / 2); yc <= Math.floor((w.y + w.height - 1) / 2); yc++) {
-        count.set(`${tc}/${yc}`, (count.get(`${tc}/${yc}`) ?? 0) + 1);
-      }
-    }
-  }
-  return count;
-}
-
 function assertEachOnce(reads: readonly Selection[], what: string): void {
-  const count = chunkReads(reads);
+  const count = chunksMet(reads, 100, 2);
   assert.equal(count.size, 11 * 2, `${what}: every chunk read`);
   assert.deepEqual([...new Set(count.values())], [1], `${what}: each chunk read once`);
 }
