@@ -3,7 +3,9 @@
  * a tile's slab is slice-major, a fit wants each pixel's series in x order. A block of pixels'
  * values is first copied slice by slice (contiguous runs, as f64), then each pixel's series
  * read down the block, with its valid flags and count; the JavaScript loops it replaces were
- * a tenth of a Mann-Kendall job.
+ * a tenth of a Mann-Kendall job. The tile's complete pixels skip the gather: a least-squares
+ * fit sweeps the whole slab for them (lib/completeSweeps.ts). Chunks a walk reads into the
+ * slab are unshuffled here (lib/unshuffle.ts).
  *
  * Memory is the caller's (imported); the arrays are bound once (bind) as byte offsets: the
  * slices' x order (i32, n), the block (f64, n × width), a pixel's series (f64, n) and its
@@ -11,6 +13,8 @@
  */
 
 export { heapBase } from "./lib/heap";
+export { unshuffle } from "./lib/unshuffle";
+import { residualSweep, sumSweep } from "./lib/completeSweeps";
 import { valueAt } from "./lib/values";
 
 let order: usize = 0;
@@ -70,4 +74,16 @@ export function pixel(j: i32, nodata: f64): i32 {
     at += step;
   }
   return m;
+}
+
+/** The complete pixels' sums of a float32 slab (lib/completeSweeps.ts), both passes, into `sums`. */
+export function sweepF32(slab: usize, pixels: i32, p: i32, map: usize, basis: usize, nodata: f64, sums: usize): void {
+  sumSweep<f32>(slab, order, slices, pixels, p, map, nodata, sums);
+  residualSweep<f32>(slab, order, slices, pixels, p, basis, sums);
+}
+
+/** The same from f64 values. */
+export function sweepF64(slab: usize, pixels: i32, p: i32, map: usize, basis: usize, nodata: f64, sums: usize): void {
+  sumSweep<f64>(slab, order, slices, pixels, p, map, nodata, sums);
+  residualSweep<f64>(slab, order, slices, pixels, p, basis, sums);
 }

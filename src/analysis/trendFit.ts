@@ -29,7 +29,7 @@
  * ```
  */
 import type { PixelType, TypedArray } from "../cube/types.js";
-import { SeriesGather } from "../kernels/seriesGather.js";
+import { SeriesGather, type SweepMaps } from "../kernels/seriesGather.js";
 import { type KendallResult, kendallScratch, mannKendall, MIN_KENDALL_VALUES, seasonalKendall } from "./kendall.js";
 import { type QrFactorization, inverseGramDiagonal, qrFactor, qrSolve } from "./linalg.js";
 import { tTwoSidedP } from "./statDistributions.js";
@@ -68,8 +68,11 @@ export interface TileFitter {
    * done after each block (a Kendall test of a long series takes long per tile).
    */
   fitTile(data: TypedArray, pixels: number, nodata: number | undefined, out: Float64Array, onPixels?: (done: number) => void): void;
-  /** An array to read a tile's slab of `length` values into, where fitTile takes it without a copy (undefined: any array). */
-  slabArray(length: number, pixelType: PixelType): TypedArray | undefined;
+  /**
+   * An array to read a tile's slab of `length` values into, where fitTile takes it without a
+   * copy (undefined: any array); chunks of `chunkBytes` are decoded into it.
+   */
+  slabArray(length: number, pixelType: PixelType, chunkBytes?: number): TypedArray | undefined;
 }
 
 /** Pixels gathered together from the slice-major slab. */
@@ -89,29 +92,27 @@ export function createTileFitter(setup: FitSetup): TileFitter {
   const xs = Float64Array.from(order, (i) => setup.x[i]);
   const { center, scale } = centreAndScale(xs);
   const names = bandNames(setup.model, setup.statistics);
-  const lsq = isKendall(setup.model) ? undefined : leastSquares(setup, xs, center, scale, order);
+  const lsq = isKendall(setup.model) ? undefined : leastSquares(setup, xs, center, scale);
   const fit = lsq ? lsq.pixel : kendallPixel(setup, order, xs);
   const result = new Float64Array(names.length);
-  const gather = new SeriesGather(order, BLOCK);
+  const gather = new SeriesGather(order, BLOCK, lsq?.sweeps);
   return {
     bands: names.length,
     bandNames: names,
     center,
     scale,
-    slabArray: (length, pixelType) => gather.slabArray(length, pixelType),
+    slabArray: (length, pixelType, chunkBytes) => gather.slabArray(length, pixelType, chunkBytes),
     fitTile(data, pixels, nodata, out, onPixels) {
       const nd = nodata === undefined ? NaN : nodata;
-      // Complete pixels of a least-squares fit in one vectorised sweep; the others one by one.
-      const done = lsq?.completePixels(data, pixels, nd, out);
+      gather.take(data);
+      // Complete pixels of a least-squares fit in two sweeps of the whole slab; the others one by one.
+      const done = lsq?.completePixels(gather, pixels, nd, out);
       // Pixels go in blocks: each slice's values of a block are copied in one contiguous run
       // (the slab is slice-major), then each pixel reads its series from the small block
       // instead of striding through the whole slab (a WebAssembly kernel: kernels/seriesGather.ts).
-      let taken = false;
       for (let p0 = 0; p0 < pixels; p0 += BLOCK) {
         const count = Math.min(BLOCK, pixels - p0);
         if (done && done.subarray(p0, p0 + count).every((d) => d === 1)) continue;
-        if (!taken) gather.take(data);
-        taken = true;
         gather.block(pixels, p0, count);
         for (let j = 0; j < count; j++) {
           const p = p0 + j;
@@ -175,14 +176,16 @@ type PixelFit = (y: Float64Array, valid: Uint8Array, m: number, out: Float64Arra
 
 interface LeastSquares {
   readonly pixel: PixelFit;
+  /** What completePixels' sweeps need (undefined: no shared factorization, so no sweeps). */
+  readonly sweeps: SweepMaps | undefined;
   /**
-   * Fit the pixels of a tile whose every slice is valid, writing their bands to `out`; returns
-   * a flag per pixel (1 = done), or undefined when there is no shared factorization to use.
+   * Fit the pixels of the tile `gather` took whose every slice is valid, writing their bands
+   * to `out`; returns a flag per pixel (1 = done), or undefined without sweeps.
    */
-  completePixels(data: TypedArray, pixels: number, nodata: number, out: Float64Array): Uint8Array | undefined;
+  completePixels(gather: SeriesGather, pixels: number, nodata: number, out: Float64Array): Uint8Array | undefined;
 }
 
-function leastSquares(setup: FitSetup, xs: Float64Array, center: number, scale: number, order: Int32Array): LeastSquares {
+function leastSquares(setup: FitSetup, xs: Float64Array, center: number, scale: number): LeastSquares {
   const { model, statistics } = setup;
   const n = xs.length;
   const p = coefficientCount(model);
@@ -290,80 +293,28 @@ function leastSquares(setup: FitSetup, xs: Float64Array, center: number, scale: 
     out: Float64Array,
   ) => leastSquaresBands({ model, statistics, center, scale }, { a, sse, sst, ymin, ymax, m, slopeVariance }, coef, out);
 
-  // Tile buffers of the vectorised sweep (pixel-major rows, reallocated when the tile size changes).
-  let size = -1;
   let done = new Uint8Array(0);
-  let acc = new Float64Array(0);
-  let stats = new Float64Array(0);
   const bandsOut = new Float64Array(p + 3);
-  const bk = new Float64Array(p);
 
-  /**
-   * Slice by slice over the whole tile (contiguous rows of the slice-major slab): counts of
-   * valid values, sums, extremes and the coefficients R⁻¹Qᵀy accumulated per pixel, then a
-   * second sweep for the residual and total sums of squares. Pixels with gaps get garbage
-   * here and are left to the per-pixel path.
-   */
-  const completePixels = (data: TypedArray, pixels: number, nd: number, out: Float64Array): Uint8Array | undefined => {
+  // Counts of valid values, sums, extremes and the coefficients R⁻¹Qᵀy of every pixel, then
+  // the residual and total sums of squares, slice by slice over the whole slab (the kernel's
+  // sweeps); pixels with gaps get garbage there and are left to the per-pixel path.
+  const completePixels = (gather: SeriesGather, pixels: number, nd: number, out: Float64Array): Uint8Array | undefined => {
     if (!projection || !full) return undefined;
-    if (size !== pixels) {
-      size = pixels;
-      done = new Uint8Array(pixels);
-      acc = new Float64Array(p * pixels);
-      stats = new Float64Array(6 * pixels);
-    }
-    const P = pixels;
-    const count = stats.subarray(0, P);
-    const sum = stats.subarray(P, 2 * P);
-    const min = stats.subarray(2 * P, 3 * P);
-    const max = stats.subarray(3 * P, 4 * P);
-    const sse = stats.subarray(4 * P, 5 * P);
-    const sst = stats.subarray(5 * P, 6 * P);
-    stats.fill(0);
-    min.fill(Infinity);
-    max.fill(-Infinity);
-    acc.fill(0);
-    for (let k = 0; k < n; k++) {
-      const base = order[k] * P;
-      for (let q = 0; q < P; q++) {
-        const v = data[base + q];
-        if (v === v && v !== nd) count[q]++;
-        sum[q] += v;
-        if (v < min[q]) min[q] = v;
-        if (v > max[q]) max[q] = v;
-      }
-      for (let j = 0; j < p; j++) {
-        const w = projection[j * n + k];
-        const at = j * P;
-        for (let q = 0; q < P; q++) acc[at + q] += w * data[base + q];
-      }
-    }
-    for (let q = 0; q < P; q++) sum[q] /= n; // the mean
-    for (let k = 0; k < n; k++) {
-      const base = order[k] * P;
-      for (let j = 0; j < p; j++) bk[j] = basis[k + j * n];
-      for (let q = 0; q < P; q++) {
-        let fitted = 0;
-        for (let j = 0, at = q; j < p; j++, at += P) fitted += bk[j] * acc[at];
-        const v = data[base + q];
-        const e = v - fitted;
-        const d = v - sum[q];
-        sse[q] += e * e;
-        sst[q] += d * d;
-      }
-    }
-    const nb = out.length / P;
-    for (let q = 0; q < P; q++) {
-      done[q] = count[q] === n ? 1 : 0;
+    if (done.length !== pixels) done = new Uint8Array(pixels);
+    const sums = gather.sweep(pixels, nd);
+    const nb = out.length / pixels;
+    for (let q = 0; q < pixels; q++) {
+      done[q] = sums.count[q] === n ? 1 : 0;
       if (!done[q]) continue;
-      for (let j = 0; j < p; j++) a[j] = acc[j * P + q];
-      finish(a, sse[q], sst[q], min[q], max[q], n, full.slopeVariance, bandsOut);
-      for (let b = 0; b < nb; b++) out[b * P + q] = bandsOut[b];
+      for (let j = 0; j < p; j++) a[j] = sums.coefficients[j * pixels + q];
+      finish(a, sums.sse[q], sums.sst[q], sums.min[q], sums.max[q], n, full.slopeVariance, bandsOut);
+      for (let b = 0; b < nb; b++) out[b * pixels + q] = bandsOut[b];
     }
     return done;
   };
 
-  return { pixel, completePixels };
+  return { pixel, sweeps: projection ? { p, map: projection, basis } : undefined, completePixels };
 }
 
 /** R⁻¹Qᵀ of a full-rank factorization, row-major p × n. */

@@ -213,6 +213,8 @@ export async function computeTrend(
     const count = combos(v);
     const perBand = layout.bands.map(() => statisticsAccumulator());
     const { height: th, width: tw } = layout.tile;
+    // A stored chunk's bytes (float inputs): chunks decoded into the slab are unshuffled by the fit's kernel.
+    const chunkBytes = v.chunkShape.reduce((a, b) => a * b, 1) * (v.pixelType === "F64" ? 8 : 4);
     let out = new Float64Array(0);
     for (let s = 0; s < count; s++) {
       // The s-th combination of the other dimensions (the fitted one counts as size 1: index 0).
@@ -225,7 +227,7 @@ export async function computeTrend(
           options.signal?.throwIfAborted();
           const window = { x: w.x + x, y: w.y + y, width: Math.min(tw, w.width - x), height: Math.min(th, w.height - y) };
           const pixels = window.width * window.height;
-          const into = fitter.slabArray(pixels * fit.values.length, v.pixelType);
+          const into = fitter.slabArray(pixels * fit.values.length, v.pixelType, chunkBytes);
           const slab = await v.read({ dims, window, signal: options.signal, into });
           if (out.length !== fitter.bands * pixels) out = new Float64Array(fitter.bands * pixels);
           // A slow tile (Mann-Kendall of a long series: minutes) reports its pixels as it goes.
