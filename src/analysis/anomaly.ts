@@ -384,8 +384,8 @@ export interface AnomalyPlan {
   readonly ignoreNoData: boolean;
   /** Spatial window of the source (north-up pixels). */
   readonly window: Window;
-  /** Spatial tile edge; default from the input's chunks and tileBudgetBytes (anomalyTileShape). */
-  readonly tile?: number;
+  /** Spatial tile (an edge, or rows × columns); default from the input's chunks and tileBudgetBytes (anomalyTileShape). */
+  readonly tile?: number | { readonly height: number; readonly width: number };
   /** Memory budget of one tile (default TIME_TILE_BUDGET_BYTES); threads sharing a job split it. */
   readonly tileBudgetBytes?: number;
 }
@@ -413,7 +413,7 @@ export function anomalyTileShape(
   v: Variable,
   plan: Pick<AnomalyPlan, "tile" | "tileBudgetBytes" | "window">,
 ): { readonly height: number; readonly width: number } {
-  if (plan.tile !== undefined) return { height: plan.tile, width: plan.tile };
+  if (plan.tile !== undefined) return typeof plan.tile === "number" ? { height: plan.tile, width: plan.tile } : plan.tile;
   const slices = timeDimension(v).values.length;
   const budget = plan.tileBudgetBytes ?? TIME_TILE_BUDGET_BYTES;
   const whole = wholeChunkTile(v.chunkShape, plan.window, slices * 8, budget, MAX_TIME_TILE);

@@ -17,16 +17,18 @@ export interface StreamShape {
   readonly window: Window;
   /** Rows of the window per band. */
   readonly bandRows: number;
+  /** Columns of the window per unit (default its width: a streamed walk's units are whole-width bands; a transposition's may be blocks). */
+  readonly bandColumns?: number;
   /** Runs of slices of each variable along StdTime, in storage order. */
   readonly runs: Readonly<Record<string, readonly IndexRange[]>>;
 }
 
-/** One variable at one value of each of its other dimensions, over one band of rows. */
+/** One variable at one value of each of its other dimensions, over one band of rows (or a block of it). */
 export interface StreamUnit {
   readonly variable: string;
   /** Index ranges over the variable's dimensions: StdTime whole, one index of the others. */
   readonly dims: readonly IndexRange[];
-  /** The band of the source (absolute rows). */
+  /** The band of the source (absolute rows and columns). */
   readonly band: Window;
   /** The band's first row in the output. */
   readonly row: number;
@@ -47,9 +49,13 @@ export function streamUnits(cube: Cube, plan: StreamShape): StreamUnit[] {
     const count = sizes.reduce((a, b) => a * b, 1);
     for (let c = 0; c < count; c++) {
       const dims = combinationAt(c, sizes).map((i, d): IndexRange => (d === t ? [0, v.dimensions[t].values.length] : [i, i + 1]));
+      const columns = plan.bandColumns ?? window.width;
       for (let row = 0; row < window.height; row += plan.bandRows) {
-        const band = { x: window.x, y: window.y + row, width: window.width, height: Math.min(plan.bandRows, window.height - row) };
-        units.push({ variable: name, dims, band, row });
+        for (let column = 0; column < window.width; column += columns) {
+          const height = Math.min(plan.bandRows, window.height - row);
+          const band = { x: window.x + column, y: window.y + row, width: Math.min(columns, window.width - column), height };
+          units.push({ variable: name, dims, band, row });
+        }
       }
     }
   }

@@ -2,7 +2,8 @@
  * An input stored a few time steps per chunk, transposed once into time-whole spatial tiles
  * in the job's scratch, for the methods that need each pixel's whole series at once (medians,
  * Mann-Kendall, Sen's slope): one pass reads runs of slices in storage order, every stored
- * chunk once, and writes each tile's part of each run at its place; the transposed cube then
+ * chunk once (over the window, or over blocks of whole tiles when a run over the window
+ * would be too large), and writes each tile's part of each run at its place; the transposed cube then
  * answers the tile walk's reads with one positional read per tile. A unit's tiles lie one after
  * the other in one file, held open through the pass (a file a tile, opened for each write, cost
  * four trips through libuv's pool a write). No codec: the scratch is read once and removed, so
@@ -45,6 +46,9 @@ export interface TransposeLayout {
   readonly tiles: Readonly<Record<string, { readonly height: number; readonly width: number }>>;
   /** Each variable's runs of slices along StdTime, whole stored chunks, in storage order. */
   readonly runs: Readonly<Record<string, readonly IndexRange[]>>;
+  /** Rows and columns of the window a unit transposes (whole tiles, but at its edges); its own for one unit. */
+  readonly bandRows: number;
+  readonly bandColumns: number;
 }
 
 /** Each variable's tile-parts kernel, kept by a share from one unit to the next (transposeUnit). */
@@ -52,10 +56,10 @@ export type TransposeKernels = Map<string, TilePartsKernel>;
 
 /**
  * Write this share's runs of `unit` (a variable at one index of its other dimensions, over
- * the whole window) into the unit's tiles. `kernels` keeps each variable's kernel (three runs'
- * worth of memory) for the share's next unit of it.
+ * one block of the window, whole tiles) into the block's tiles. `kernels` keeps each
+ * variable's kernel (three runs' worth of memory) for the share's next unit of it.
  * @example
- * for (const unit of streamUnits(cube, { variables, window, bandRows: window.height, runs })) await transposeUnit(cube, layout, unit, scratch, { share });
+ * for (const unit of streamUnits(cube, { variables, window, bandRows, bandColumns, runs })) await transposeUnit(cube, layout, unit, scratch, { share });
  */
 export async function transposeUnit(
   cube: Cube,
@@ -67,16 +71,27 @@ export async function transposeUnit(
 ): Promise<void> {
   const v = variableNamed(cube, unit.variable);
   const { window } = layout;
-  if (unit.band.y !== window.y || unit.band.height !== window.height) throw new RangeError("a transposed unit spans the whole window");
-  const Values = PIXEL_ARRAYS[v.pixelType];
-  const tiles = tilesOf(layout, v.name);
-  const starts = tileStarts(tiles, v.dimensions[timeAxis(v)].values.length);
-  const file = await scratch.openAt(unitName(cube.variables.indexOf(v), v, unit.dims), "write");
+  const { band } = unit;
   const { height: tileHeight, width: tileWidth } = layout.tiles[v.name];
+  // The block is whole tiles, but where it ends at the window's bottom or right edge.
+  const whole = (from: number, size: number, start: number, extent: number, tile: number) =>
+    (from - start) % tile === 0 && (from + size === start + extent || size % tile === 0);
+  if (!whole(band.y, band.height, window.y, window.height, tileHeight) || !whole(band.x, band.width, window.x, window.width, tileWidth))
+    throw new RangeError("a transposed unit's block is whole tiles of the window");
+  const Values = PIXEL_ARRAYS[v.pixelType];
+  const all = tilesOf(layout, v.name);
+  const allStarts = tileStarts(all, v.dimensions[timeAxis(v)].values.length);
+  // The block's tiles, in the order the kernel cuts them (rows of tiles, each left to right).
+  const inside = (tile: Window) => tile.y >= band.y && tile.y < band.y + band.height && tile.x >= band.x && tile.x < band.x + band.width;
+  const inBlock = all.flatMap((tile, i) => (inside(tile) ? [i] : []));
+  const tiles = inBlock.map((i) => all[i]);
+  const starts = inBlock.map((i) => allStarts[i]);
+  const file = await scratch.openAt(unitName(cube.variables.indexOf(v), v, unit.dims), "write");
   let kernel = kernels.get(v.name);
   if (!kernel) {
     const longest = Math.max(...layout.runs[v.name].map(([a, b]) => b - a));
-    kernels.set(v.name, (kernel = new TilePartsKernel(longest * window.width * window.height, v.pixelType)));
+    const blockPixels = Math.min(layout.bandRows, window.height) * Math.min(layout.bandColumns, window.width);
+    kernels.set(v.name, (kernel = new TilePartsKernel(longest * blockPixels, v.pixelType)));
   }
   // A run's parts are written while the walk reads the next run (on libuv's pool, unless the
   // scratch writes on this thread): the cut after waits for them, since it reuses their memory.
@@ -84,9 +99,9 @@ export async function transposeUnit(
   try {
     await eachRun(v, layout.runs[v.name], unit.dims, unit.band, { ...walk, arrays: (n) => kernel.runArray(n) }, async (t0, read) => {
       const values = read instanceof Values ? read : Values.from(read as ArrayLike<number>);
-      const steps = values.length / (window.width * window.height);
+      const steps = values.length / (band.width * band.height);
       await writing;
-      const parts = kernel.cut(values, { steps, height: window.height, width: window.width }, tileHeight, tileWidth);
+      const parts = kernel.cut(values, { steps, height: band.height, width: band.width }, tileHeight, tileWidth);
       let at = 0;
       writing = Promise.all(
         tiles.map((tile, i) => {

@@ -10,8 +10,9 @@
  *   or a run of whole chunks over it would be too large (chunks of many time steps: then
  *   bands of whole chunk rows);
  * - `transpose`: for methods that need each pixel's whole series (medians, Kendall), runs of
- *   slices in storage order over the whole window, written once into time-whole tiles of
- *   the job's scratch, which the tile walk then reads.
+ *   slices in storage order over the whole window (or over blocks of whole chunks, when a
+ *   run of whole chunks over the window would be too large), written once into time-whole
+ *   tiles of the job's scratch, which the tile walk then reads.
  * The plan says why it was chosen, for the job's messages. Knows the cube model only.
  */
 import { overviewAligned } from "../analysis/tiles.js";
@@ -49,7 +50,10 @@ export type WalkPlan =
   | {
       readonly kind: "transpose";
       readonly reason: string;
-      /** Runs of slices along StdTime over the whole window, each a whole number of stored chunks. */
+      /** Rows and columns of the window per block (whole chunks; the window's for one block). */
+      readonly bandRows: number;
+      readonly bandColumns: number;
+      /** Runs of slices along StdTime over a block, each a whole number of stored chunks. */
       readonly runs: readonly IndexRange[];
     };
 
@@ -83,10 +87,21 @@ export function chooseWalk(
     };
   }
   if (!shape) {
-    const runs = storageRuns(slices, timeChunk, window.height * window.width * 8);
+    const rows = chunkRowBand(v, window, window.height, timeChunk);
+    const columns = chunkColumnBlock(v, window, rows, timeChunk);
+    const runs = storageRuns(slices, timeChunk, rows * columns * 8);
+    const fitted = transposedTile([tile], rows, columns, window) ?? tile;
+    const transposed = Math.ceil(window.height / fitted.height) * Math.ceil(window.width / fitted.width);
+    const blocks = Math.ceil(window.height / rows) * Math.ceil(window.width / columns);
+    const how =
+      blocks === 1
+        ? `(${runs.length} runs, each chunk read once)`
+        : `in ${blocks} blocks of ${rows} × ${columns} pixels, as a run of whole chunks over the window would exceed ${mb(RUN_BYTES)} (${runs.length} runs a block, each chunk read once),`;
     return {
       kind: "transpose",
-      reason: `${v.name} is stored ${timeChunk} time step(s) per chunk and this method needs each pixel's whole series: transposing its ${slices} time steps once in storage order (${runs.length} runs, each chunk read once) into ${tiles} time-whole tiles`,
+      reason: `${v.name} is stored ${timeChunk} time step(s) per chunk and this method needs each pixel's whole series: transposing its ${slices} time steps once in storage order ${how} into ${transposed} time-whole tiles`,
+      bandRows: rows,
+      bandColumns: columns,
       runs,
     };
   }
@@ -126,6 +141,52 @@ export function chooseWalk(
  * RUN_BYTES, at least one row of chunks: chunks of 365 steps × 60 rows are read in bands of
  * 60 rows, each chunk once, where the window's 360 rows made runs of 757 MB.
  */
+/**
+ * The one tile every variable's tile walk takes after a transposition in blocks of
+ * `bandRows` × `bandColumns` pixels, so that whole tiles fill each block (each tile is
+ * written by one block's runs): the smallest of their tiles, lower and narrower where it
+ * must be (each edge then the largest that divides the block's). Undefined when their own
+ * tiles do (one block over the window, or edges that divide the block's).
+ * @example
+ * transposedTile([{ height: 32, width: 32 }], 60, 720, { x: 0, y: 0, width: 720, height: 360 }); // { height: 30, width: 32 }
+ */
+export function transposedTile(
+  tiles: readonly { readonly height: number; readonly width: number }[],
+  bandRows: number,
+  bandColumns: number,
+  window: Window,
+): { height: number; width: number } | undefined {
+  const rows = bandRows < window.height;
+  const columns = bandColumns < window.width;
+  const fits = (t: { readonly height: number; readonly width: number }) =>
+    (!rows || bandRows % t.height === 0) && (!columns || bandColumns % t.width === 0);
+  if (tiles.every(fits)) return undefined;
+  const smallest = tiles.reduce((a, b) => (b.height * b.width < a.height * a.width ? b : a));
+  return {
+    height: rows ? divisorAtMost(bandRows, smallest.height) : smallest.height,
+    width: columns ? divisorAtMost(bandColumns, smallest.width) : smallest.width,
+  };
+}
+
+/** The largest divisor of n that is at most `most`. */
+function divisorAtMost(n: number, most: number): number {
+  let d = Math.max(1, Math.min(most, n));
+  while (n % d !== 0) d--;
+  return d;
+}
+
+/**
+ * Columns of a transposition's blocks `rows` tall: the window's width while a run of one
+ * time chunk over it stays within RUN_BYTES (or the chunks span it), else whole chunk
+ * columns, as many as stay within it (one at least).
+ */
+function chunkColumnBlock(v: Variable, window: Window, rows: number, timeChunk: number): number {
+  const chunkColumns = Math.min(window.width, Math.max(1, v.chunkShape.at(-1) ?? window.width));
+  const perColumn = timeChunk * rows * 8;
+  if (window.width * perColumn <= RUN_BYTES || chunkColumns >= window.width) return window.width;
+  return Math.max(chunkColumns, Math.floor(RUN_BYTES / perColumn / chunkColumns) * chunkColumns);
+}
+
 function chunkRowBand(v: Variable, window: Window, rows: number, timeChunk: number): number {
   const chunkRows = Math.min(window.height, Math.max(1, v.chunkShape.at(-2) ?? window.height));
   const perRow = timeChunk * window.width * 8;
@@ -156,8 +217,10 @@ export type CubeWalk =
   | {
       readonly kind: "stream" | "transpose";
       readonly note: string;
-      /** Rows per band when streaming; the window's height when transposing. */
+      /** Rows per band. */
       readonly bandRows: number;
+      /** Columns per block of a transposition (the window's width when streaming). */
+      readonly bandColumns: number;
       /** Each variable's runs. */
       readonly runs: Readonly<Record<string, readonly IndexRange[]>>;
       /** The most shares a pass splits into: the fewest runs of any variable. */
@@ -179,7 +242,8 @@ export function cubeWalk(walks: ReadonlyMap<string, WalkPlan>, window: Window, t
     return {
       kind,
       note: `${kind === "stream" ? "Streaming in storage order" : "Transposing in storage order"}: ${note}.`,
-      bandRows: Math.min(...alike.map((w) => ("bandRows" in w ? w.bandRows : window.height))),
+      bandRows: Math.min(...alike.map((w) => w.bandRows)),
+      bandColumns: Math.min(...alike.map((w) => ("bandColumns" in w ? w.bandColumns : window.width))),
       runs: Object.fromEntries([...walks].map(([name, w]) => [name, (w as (typeof alike)[number]).runs])),
       shares: Math.min(...alike.map((w) => w.runs.length)),
     };
@@ -200,7 +264,12 @@ export type TaskWalk<P> =
       readonly kind: "transpose";
       readonly note: string;
       readonly shares: number;
+      /** Rows and columns per block of the transposition (transposedTile fits the tile walk's tiles to them). */
+      readonly bandRows: number;
+      readonly bandColumns: number;
       readonly runs: Readonly<Record<string, readonly IndexRange[]>>;
+      /** The task's plan for its tile walk over the transposed input (the task fits its tiles to the bands). */
+      readonly plan: P;
     };
 
 /**
@@ -209,6 +278,15 @@ export type TaskWalk<P> =
  */
 export function taskWalk<P extends object>(walk: CubeWalk, plan: P): TaskWalk<P> {
   if (walk.kind === "tile") return walk;
-  if (walk.kind === "transpose") return { kind: "transpose", note: walk.note, shares: walk.shares, runs: walk.runs };
+  if (walk.kind === "transpose")
+    return {
+      kind: "transpose",
+      note: walk.note,
+      shares: walk.shares,
+      bandRows: walk.bandRows,
+      bandColumns: walk.bandColumns,
+      runs: walk.runs,
+      plan,
+    };
   return { kind: "stream", note: walk.note, shares: walk.shares, plan: { ...plan, bandRows: walk.bandRows, runs: walk.runs } };
 }

@@ -290,7 +290,12 @@ function anomalyOutput(
           outputChunks:
             chosen.kind === "stream"
               ? streamedChunks(v, chosen.plan, plan.compression === "NONE")
-              : anomalyChunks(v, anomalyTileShape(v, plan), plan.window, anomalyPixelType(v.pixelType) === "F64" ? 8 : 4),
+              : anomalyChunks(
+                  v,
+                  anomalyTileShape(v, chosen.kind === "transpose" ? chosen.plan : plan),
+                  plan.window,
+                  anomalyPixelType(v.pixelType) === "F64" ? 8 : 4,
+                ),
         };
       }),
     }),

@@ -28,7 +28,8 @@ export function transposeWalk(
   tileWalk: (transposed: Cube, sink: BlockSink, walk: WalkOptions) => Promise<VariableStatistics>,
   tilesCost: (threads: number) => number,
 ): Pick<OpenedInput, "walk" | "compute"> {
-  const units = streamUnits(cube, { variables, window: layout.window, bandRows: layout.window.height, runs: layout.runs });
+  const { window, bandRows, bandColumns, runs } = layout;
+  const units = streamUnits(cube, { variables, window, bandRows, bandColumns, runs });
   return {
     walk: {
       passes: 2,

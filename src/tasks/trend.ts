@@ -339,7 +339,7 @@ function trendOutput(cube: Cube, plan: TrendPlan): Pick<OpenedInput, "spec" | "c
     spec: () => ({
       grid: windowGrid(cube.grid, plan.window),
       attributes: cube.attributes,
-      variables: trendLayout(cube, plan).map((l) => ({
+      variables: trendLayout(cube, chosen.kind === "transpose" ? chosen.plan : plan).map((l) => ({
         name: l.name,
         description: l.description,
         unit: "",

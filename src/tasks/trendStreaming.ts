@@ -24,7 +24,15 @@ import {
 import { bandNames, bandStatisticsKey, coefficientCount } from "../analysis/trendModel.js";
 import type { Cube } from "../cube/types.js";
 import { variableNamed } from "../cube/types.js";
-import { ACCUMULATOR_BUDGET_BYTES, type TaskWalk, type WalkPlan, chooseWalk, cubeWalk, taskWalk } from "../plan/walkPlan.js";
+import {
+  ACCUMULATOR_BUDGET_BYTES,
+  type TaskWalk,
+  type WalkPlan,
+  chooseWalk,
+  cubeWalk,
+  taskWalk,
+  transposedTile,
+} from "../plan/walkPlan.js";
 import type { Scratch } from "../store/scratch.js";
 import { TREND_MAX_TILE } from "../analysis/trendRaster.js";
 import type { OpenedInput, VariableStatistics } from "./common.js";
@@ -48,7 +56,16 @@ export function chooseTrendWalk(cube: Cube, plan: TrendPlan, threads: number): T
       : undefined;
     walks.set(layout.name, chooseWalk(v, plan.window, shape, layout.tile, ACCUMULATOR_BUDGET_BYTES / Math.max(1, threads)));
   }
-  return taskWalk(cubeWalk(walks, plan.window, "tiles through the fitted dimension"), plan);
+  const walk = taskWalk(cubeWalk(walks, plan.window, "tiles through the fitted dimension"), plan);
+  if (walk.kind !== "transpose") return walk;
+  // Transposed in blocks: the tile walk's tiles fitted to them, its output chunks too (trend.ts).
+  const tile = transposedTile(
+    layouts.map((l) => l.tile),
+    walk.bandRows,
+    walk.bandColumns,
+    plan.window,
+  );
+  return tile ? { ...walk, plan: { ...plan, tile } } : walk;
 }
 
 /** Output chunks of a streamed trend variable: the bands of a tile no taller than a band. */
@@ -73,14 +90,14 @@ export function trendWalk(cube: Cube, chosen: TrendWalk, plan: TrendPlan): Pick<
     // The tiles the walk would take over the input, transposed as such; when every variable's
     // are alike (the usual case) the walk is told to take exactly those, otherwise it derives
     // its own from the transposed chunks and a read may span several transposed tiles.
-    const layouts = trendLayout(cube, plan);
+    const layouts = trendLayout(cube, chosen.plan);
     const tiles = Object.fromEntries(layouts.map((l) => [l.name, l.tile]));
     const fixed = layouts.every((l) => l.tile.height === layouts[0].tile.height && l.tile.width === layouts[0].tile.width);
-    const tilePlan = fixed && layouts.length > 0 ? { ...plan, tile: layouts[0].tile } : plan;
+    const tilePlan = fixed && layouts.length > 0 ? { ...chosen.plan, tile: layouts[0].tile } : chosen.plan;
     return transposeWalk(
       cube,
       plan.variables,
-      { window: plan.window, tiles, runs: chosen.runs },
+      { window: plan.window, tiles, runs: chosen.runs, bandRows: chosen.bandRows, bandColumns: chosen.bandColumns },
       chosen,
       false,
       (transposed, sink, walk) => computeTrend(transposed, tilePlan, sink, walk),

@@ -1,8 +1,9 @@
 /**
  * The transpose into time-whole tiles (analysis/transpose.ts) on a made-up cube whose every
  * value says where it is (v = 1000·t + 100·z + 10·row + col): two shares write alternate runs
- * into the same tile files, then any window and slice range read back from the tiles is the
- * formula, time whole or not, across tile edges, with partial edge tiles.
+ * into the same tile files, over the whole window or in blocks of whole tiles (short at the
+ * window's edges), then any window and slice range read back from the tiles is the formula,
+ * time whole or not, across tile edges, with partial edge tiles.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
@@ -71,7 +72,7 @@ const runs: Record<string, readonly IndexRange[]> = {
     [6, 7],
   ],
 };
-const layout = { window, tiles: { temp: { height: 2, width: 2 } }, runs };
+const layout = { window, tiles: { temp: { height: 2, width: 2 } }, runs, bandRows: H, bandColumns: W };
 
 let dir = "";
 before(async () => {
@@ -80,20 +81,54 @@ before(async () => {
 after(() => rm(dir, { recursive: true, force: true }));
 
 describe("transposing into time-whole tiles", () => {
-  it("two shares write alternate runs; every selection reads back the formula; each run is read once", async () => {
-    const reads: Selection[] = [];
-    const cube = madeUp(reads);
-    const scratch = scratchIn(dir);
-    const units = streamUnits(cube, { variables: ["temp"], window, bandRows: H, runs });
-    assert.equal(units.length, Z);
-    for (const index of [1, 0]) {
-      for (const unit of units) await transposeUnit(cube, layout, unit, scratch, { share: { index, count: 2 } });
-    }
-    assert.equal(reads.length, Z * 3, "each run of each depth read once");
-    assert.equal((await readdir(join(dir, "strata-scratch"))).length, Z, "a depth's tiles in one file");
-    assert.ok(reads.every((r) => r.window!.width === W && r.window!.height === H));
+  for (const [bandRows, bandColumns] of [
+    [H, W],
+    [2, W],
+    [2, 2],
+  ]) {
+    const blocks = Math.ceil(H / bandRows) * Math.ceil(W / bandColumns);
+    const how = blocks === 1 ? "over the whole window" : `in blocks of ${bandRows} × ${bandColumns}`;
+    it(`two shares write alternate runs ${how}; every selection reads back the formula; each run is read once`, async () => {
+      const reads: Selection[] = [];
+      const cube = madeUp(reads);
+      const scratch = scratchIn(join(dir, `blocks${bandRows}x${bandColumns}`));
+      const blocked = { ...layout, bandRows, bandColumns };
+      const units = streamUnits(cube, { variables: ["temp"], window, bandRows, bandColumns, runs });
+      assert.equal(units.length, Z * blocks);
+      for (const index of [1, 0]) {
+        for (const unit of units) await transposeUnit(cube, blocked, unit, scratch, { share: { index, count: 2 } });
+      }
+      assert.equal(reads.length, Z * 3 * blocks, "each run of each depth and block read once");
+      assert.equal(
+        (await readdir(join(dir, `blocks${bandRows}x${bandColumns}`, "strata-scratch"))).length,
+        Z,
+        "a depth's tiles in one file",
+      );
+      const edge = (at: number, size: number, whole: number) => Math.min(size, whole - at);
+      assert.ok(
+        reads.every((r) => r.window!.width === edge(r.window!.x, bandColumns, W) && r.window!.height === edge(r.window!.y, bandRows, H)),
+      );
+      await readsBack(transposedCube(cube, blocked, scratch).variables[0]);
+      await scratch.remove();
+    });
+  }
 
-    const transposed = transposedCube(cube, layout, scratch).variables[0];
+  it("refuses a block that cuts tiles", async () => {
+    const cube = madeUp([]);
+    for (const [bandRows, bandColumns] of [
+      [3, W],
+      [2, 1],
+    ]) {
+      const [unit] = streamUnits(cube, { variables: ["temp"], window, bandRows, bandColumns, runs });
+      await assert.rejects(
+        transposeUnit(cube, { ...layout, bandRows, bandColumns }, unit, scratchIn(join(dir, "cut")), {}),
+        /whole tiles of the window/,
+      );
+    }
+  });
+
+  /** Every case of selection reads back the formula. */
+  async function readsBack(transposed: Variable): Promise<void> {
     assert.deepEqual(transposed.chunkShape, [1, T, 2, 2]);
     const cases: { dims: IndexRange[]; window: { x: number; y: number; width: number; height: number } }[] = [
       {
@@ -142,8 +177,7 @@ describe("transposing into time-whole tiles", () => {
             }
     }
     await assert.rejects(transposed.read({ window: { x: 0, y: 0, width: W + 1, height: 1 } }), /analysis window/);
-    await scratch.remove();
-  });
+  }
 
   it("writes a run's parts while the next run is read, and waits for them before cutting the next", async () => {
     const events: string[] = [];

@@ -2,12 +2,13 @@
  * The walk a per-pixel time analysis takes, from how its input is stored: tiles through time
  * when time is stored whole or the input is small, streaming in storage order when the
  * method keeps per-pixel sums, bands of rows when those sums would not fit, and tiles when
- * not even one row's would.
+ * not even one row's would; transposing for order statistics, in bands of whole chunk rows
+ * when a run over the window would be too large, the tile walk's tiles fitted to them.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Variable } from "../../src/cube/types.js";
-import { chooseWalk } from "../../src/plan/walkPlan.js";
+import { chooseWalk, transposedTile } from "../../src/plan/walkPlan.js";
 
 const daily = (chunkShape: number[]): Variable => ({
   name: "tas",
@@ -109,5 +110,59 @@ describe("chooseWalk", () => {
       [1460, 1461],
     ]);
     assert.match(plan.reason, /would exceed 16 MB: 6 bands of 60 rows, so each chunk is read once per pass/);
+  });
+
+  it("transposes chunks of many time steps in blocks of whole chunks, each chunk read once", () => {
+    // One chunk of 365 steps over 360 × 720 would be a run of 757 MB (as float64), 3 held at
+    // once; over a row of chunks still 126 MB: blocks of 60 × 60, a chunk (10.5 MB) a run.
+    const plan = chooseWalk(daily([365, 60, 60]), WORLD, undefined, TILE);
+    assert.equal(plan.kind, "transpose");
+    if (plan.kind !== "transpose") return;
+    assert.deepEqual([plan.bandRows, plan.bandColumns], [60, 60]);
+    assert.deepEqual(plan.runs[0], [0, 365]);
+    // 48 × 48 tiles cut 60 × 60 blocks: 30 × 30 tiles fill them (12 rows of 24).
+    assert.match(
+      plan.reason,
+      /in 72 blocks of 60 × 60 pixels, as a run of whole chunks over the window would exceed 16 MB \(5 runs a block, each chunk read once\), into 288 time-whole tiles/,
+    );
+    // Chunks of 5 steps: one block over the window (5 × 360 × 720 × 8 = 10.4 MB a run).
+    const five = chooseWalk(daily([5, 60, 60]), WORLD, undefined, TILE);
+    assert.ok(five.kind === "transpose" && five.bandRows === 360 && five.bandColumns === 720);
+    // A day a chunk keeps one block over the window.
+    const daily1 = chooseWalk(daily([1, 360, 720]), WORLD, undefined, TILE);
+    assert.ok(daily1.kind === "transpose" && daily1.bandRows === 360 && daily1.bandColumns === 720);
+  });
+});
+
+describe("transposedTile", () => {
+  it("fits none over one block or where every tile divides the block; else the smallest tile, each edge the largest that does", () => {
+    const fit = (tiles: { height: number; width: number }[], rows: number, columns: number) => transposedTile(tiles, rows, columns, WORLD);
+    assert.equal(fit([{ height: 48, width: 48 }], 360, 720), undefined);
+    assert.equal(
+      fit(
+        [
+          { height: 30, width: 48 },
+          { height: 60, width: 8 },
+        ],
+        60,
+        720,
+      ),
+      undefined,
+    );
+    assert.deepEqual(fit([{ height: 48, width: 48 }], 60, 720), { height: 30, width: 48 });
+    assert.deepEqual(fit([{ height: 48, width: 48 }], 60, 60), { height: 30, width: 30 });
+    assert.deepEqual(
+      fit(
+        [
+          { height: 32, width: 32 },
+          { height: 48, width: 48 },
+        ],
+        60,
+        720,
+      ),
+      { height: 30, width: 32 },
+    );
+    assert.deepEqual(fit([{ height: 120, width: 16 }], 60, 720), { height: 60, width: 16 });
+    assert.deepEqual(fit([{ height: 7, width: 5 }], 61, 720), { height: 1, width: 5 });
   });
 });

@@ -1,0 +1,160 @@
+/**
+ * An input stored many time steps per chunk whose chunks are too large for the tile walk
+ * through time (1200 × 60 × 120 float32 values a chunk's footprint: 69 MB as float64) and
+ * whose runs over the window would be too large (a chunk of 300 steps over 120 × 240: 69 MB)
+ * is transposed in blocks of whole chunks (plan/walkPlan.ts, analysis/transpose.ts), the tile
+ * walk's tiles fitted to the blocks. The median anomaly and Mann-Kendall then write what they
+ * write from the same values stored one time step per chunk (transposed over the whole
+ * window, the walk the goldens check): every value the same, bit for bit, and each chunk of
+ * the blocked input read once.
+ */
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { gridFromTransform } from "../../src/cube/grid.js";
+import type { Cube, Selection, Slab, Variable } from "../../src/cube/types.js";
+import { openCube } from "../../src/io/open.js";
+import { writeAnomaly } from "../../src/tasks/anomaly.js";
+import { chooseAnomalyWalk } from "../../src/tasks/anomalyStreaming.js";
+import { writeTrend } from "../../src/tasks/trend.js";
+import { chooseTrendWalk } from "../../src/tasks/trendStreaming.js";
+
+const [T, H, W] = [1200, 120, 240];
+const DAY = 86_400_000;
+const window = { x: 0, y: 0, width: W, height: H };
+
+/** A value that says little of its neighbours' (so medians and Sen's slopes vary), with a gap now and then. */
+function value(t: number, row: number, col: number): number {
+  const h = Math.imul(t + 1, 73856093) ^ Math.imul(row + 7, 19349663) ^ Math.imul(col + 13, 83492791);
+  const u = (h >>> 0) % 100_000;
+  return u === 0 ? NaN : 280 + u / 10_000 + t / 1000;
+}
+
+/** The cube of `value`, stored `chunkShape` a chunk; `reads` records every read's selection. */
+function cube(chunkShape: number[], reads: Selection[] = []): Cube {
+  const v: Variable = {
+    name: "tas",
+    description: "",
+    unit: "K",
+    pixelType: "F32",
+    dimensions: [
+      {
+        name: "StdTime",
+        sourceName: "time",
+        description: "",
+        unit: "ISO8601",
+        values: Array.from({ length: T }, (_, i) => Date.UTC(2000, 0, 1) + i * DAY),
+      },
+    ],
+    chunkShape,
+    attributes: {},
+    async read(selection: Selection = {}): Promise<Slab> {
+      reads.push(selection);
+      const [t0, t1] = selection.dims?.[0] ?? [0, T];
+      const w = selection.window ?? window;
+      const data = selection.into instanceof Float32Array ? selection.into : new Float32Array((t1 - t0) * w.height * w.width);
+      let i = 0;
+      for (let t = t0; t < t1; t++)
+        for (let r = 0; r < w.height; r++) for (let c = 0; c < w.width; c++) data[i++] = value(t, w.y + r, w.x + c);
+      return { data, shape: [t1 - t0, w.height, w.width] };
+    },
+  };
+  return {
+    grid: gridFromTransform(W, H, [0, 1, 0, H, 0, -1], { epsg: 4326 }),
+    variables: [v],
+    attributes: {},
+    skipped: [],
+    close: async () => {},
+  };
+}
+
+const BLOCKED = [300, 60, 120];
+const DAILY = [1, H, W];
+
+let dir = "";
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), "strata-transpose-blocks-"));
+});
+after(() => rm(dir, { recursive: true, force: true }));
+
+/** The two stores' tas, bit for bit, compared 300 steps (or all its bands) at a time. */
+async function sameValues(a: string, b: string): Promise<void> {
+  const [x, y] = [await openCube(a), await openCube(b)];
+  try {
+    const [va, vb] = [x.variables[0], y.variables[0]];
+    const first = va.dimensions[0];
+    for (let s = 0; s < first.values.length; s += 300) {
+      const dims = va.dimensions.map((d, i): [number, number] =>
+        i === 0 ? [s, Math.min(first.values.length, s + 300)] : [0, d.values.length],
+      );
+      const [p, q] = [await va.read({ dims }), await vb.read({ dims })];
+      assert.deepEqual(
+        Buffer.from(p.data.buffer, p.data.byteOffset, p.data.byteLength),
+        Buffer.from(q.data.buffer, q.data.byteOffset, q.data.byteLength),
+      );
+    }
+  } finally {
+    await x.close();
+    await y.close();
+  }
+}
+
+/** Each stored chunk of BLOCKED met by exactly one read, which covers it whole in space. */
+function eachChunkOnce(reads: Selection[]): void {
+  const met = new Map<string, number>();
+  for (const r of reads) {
+    const [t0, t1] = r.dims![0];
+    const w = r.window!;
+    assert.ok(
+      w.x % BLOCKED[2] === 0 && w.y % BLOCKED[1] === 0 && w.width === BLOCKED[2] && w.height === BLOCKED[1],
+      "a read is whole chunks",
+    );
+    for (let c = Math.floor(t0 / BLOCKED[0]); c * BLOCKED[0] < t1; c++)
+      met.set(`${c},${w.y},${w.x}`, (met.get(`${c},${w.y},${w.x}`) ?? 0) + 1);
+  }
+  assert.equal(met.size, (T / BLOCKED[0]) * (H / BLOCKED[1]) * (W / BLOCKED[2]));
+  assert.ok(
+    [...met.values()].every((n) => n === 1),
+    "each chunk read once",
+  );
+}
+
+describe("transposing in blocks of whole chunks", () => {
+  it("the median anomaly: as from a day a chunk, each chunk read once", async () => {
+    const plan = {
+      variables: ["tas"],
+      method: "DIFFERENCE_FROM_MEDIAN",
+      calculationInterval: "RECURRING_MONTHLY",
+      ignoreNoData: true,
+      window,
+    } as const;
+    const chosen = chooseAnomalyWalk(cube(BLOCKED), plan);
+    assert.ok(chosen.kind === "transpose" && chosen.bandRows === 60 && chosen.bandColumns === 120, chosen.note);
+    assert.match(chosen.note, /in 4 blocks of 60 × 120 pixels/);
+    const reads: Selection[] = [];
+    await writeAnomaly(cube(BLOCKED, reads), plan, join(dir, "median-blocked.zarr"));
+    await writeAnomaly(cube(DAILY), plan, join(dir, "median-daily.zarr"));
+    eachChunkOnce(reads);
+    await sameValues(join(dir, "median-blocked.zarr"), join(dir, "median-daily.zarr"));
+  });
+
+  it("Mann-Kendall: as from a day a chunk, each chunk read once", async () => {
+    const plan = {
+      variables: ["tas"],
+      dimension: "StdTime",
+      model: { type: "MANN-KENDALL" },
+      statistics: { rmse: false, r2: false, slopePValue: false },
+      ignoreNoData: true,
+      window,
+    } as const;
+    const chosen = chooseTrendWalk(cube(BLOCKED), plan, 1);
+    assert.ok(chosen.kind === "transpose" && chosen.bandRows === 60 && chosen.bandColumns === 120, chosen.note);
+    const reads: Selection[] = [];
+    await writeTrend(cube(BLOCKED, reads), plan, join(dir, "kendall-blocked.zarr"));
+    await writeTrend(cube(DAILY), plan, join(dir, "kendall-daily.zarr"));
+    eachChunkOnce(reads);
+    await sameValues(join(dir, "kendall-blocked.zarr"), join(dir, "kendall-daily.zarr"));
+  });
+});
