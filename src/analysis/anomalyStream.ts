@@ -47,7 +47,10 @@ export type StreamWalk = RunWalk;
 
 /**
  * Pass 0 of a unit: this share's sums of its runs, and with plan.keepInput its runs kept in
- * `sink` for pass 1 (those it cannot keep, pass 1 reads from the input).
+ * `sink` for pass 1 (those it cannot keep, pass 1 reads from the input). `reuse`: the sums of
+ * the share's last unit, reset and taken again when sized as this one's (a kernel per unit,
+ * its shared memory freed only when collected, took a 5,844-day cube stored 365 × 60 × 60 a
+ * chunk, streamed in 72 blocks, to a GB).
  * @example
  * const moments = await accumulateUnit(cube, plan, unit, { share }, sink);
  */
@@ -57,6 +60,7 @@ export async function accumulateUnit(
   unit: StreamUnit,
   walk: StreamWalk = {},
   sink?: BlockSink,
+  reuse?: GroupMoments,
 ): Promise<GroupMoments> {
   const v = variableNamed(cube, unit.variable);
   const groups = groupsOf(v, plan);
@@ -64,7 +68,10 @@ export async function accumulateUnit(
   const G = groups.reduce((m, g) => Math.max(m, g + 1), 0);
   const runs = plan.runs[v.name];
   const values = P * Math.max(...runs.map(([a, b]) => b - a));
-  const moments = new GroupMoments({ groups: G, pixels: P, withSd: plan.method === "Z_SCORE" }, { values, pixelType: v.pixelType });
+  const shape = { groups: G, pixels: P, withSd: plan.method === "Z_SCORE" };
+  const sized = { values, pixelType: v.pixelType };
+  const moments = reuse?.sizedFor(shape, sized) ? reuse : new GroupMoments(shape, sized);
+  if (moments === reuse) moments.reset();
   const nodata = v.nodata ?? NaN;
   const keep = plan.keepInput ? sink?.keepBlock?.bind(sink) : undefined;
   await eachRun(v, runs, unit.dims, unit.band, { ...walk, arrays: (length) => moments.runArray(length) }, async (t0, slab, hold) => {
@@ -81,7 +88,7 @@ export async function accumulateUnit(
 /** Where a run of a unit's slices (t0 and on) stands in the output: its start and shape. */
 function unitBlock(v: Variable, unit: StreamUnit, t0: number, slices: number): { start: number[]; shape: number[] } {
   const t = timeAxis(v);
-  const start = [...unit.dims.map(([a]) => a), unit.row, 0];
+  const start = [...unit.dims.map(([a]) => a), unit.row, unit.column];
   start[t] = t0;
   const shape = [...unit.dims.map(([a, b], i) => (i === t ? slices : b - a)), unit.band.height, unit.band.width];
   return { start, shape };

@@ -40,7 +40,7 @@ export class GroupMoments {
    */
   constructor(
     readonly shape: GroupMomentsShape,
-    runs?: { readonly values: number; readonly pixelType: PixelType },
+    private readonly runs?: { readonly values: number; readonly pixelType: PixelType },
   ) {
     const cells = shape.groups * shape.pixels;
     const layout = (space: ArraySpace) => ({
@@ -52,6 +52,29 @@ export class GroupMoments {
     });
     if (runs) this.kernel = new GroupSumsKernel(layout, shape.pixels, runs.values, runs.pixelType);
     ({ shift: this.shift, s1: this.s1, s2: this.s2, n: this.n, bad: this.bad } = this.kernel?.sums ?? layout(plainArrays));
+  }
+
+  /** Whether these sums, sized for runs, are of `shape` and take runs of `values` values of `pixelType`. */
+  sizedFor(shape: GroupMomentsShape, runs: { readonly values: number; readonly pixelType: PixelType }): boolean {
+    const own = this.shape;
+    return (
+      own.groups === shape.groups &&
+      own.pixels === shape.pixels &&
+      own.withSd === shape.withSd &&
+      this.runs !== undefined &&
+      this.runs.values >= runs.values &&
+      this.runs.pixelType === runs.pixelType
+    );
+  }
+
+  /** Back to no slice added, for another unit of the same shape (its kernel and run arrays kept), once the last unit's walk is done. */
+  reset(): void {
+    this.kernel?.reclaimRuns();
+    this.shift.fill(Number.NaN);
+    this.s1.fill(0);
+    this.s2?.fill(0);
+    this.n.fill(0);
+    this.bad.fill(0);
   }
 
   /**

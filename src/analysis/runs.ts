@@ -17,7 +17,7 @@ export interface StreamShape {
   readonly window: Window;
   /** Rows of the window per band. */
   readonly bandRows: number;
-  /** Columns of the window per unit (default its width: a streamed walk's units are whole-width bands; a transposition's may be blocks). */
+  /** Columns of the window per unit (default its width; blocks of whole chunks when a band's runs would be too large). */
   readonly bandColumns?: number;
   /** Runs of slices of each variable along StdTime, in storage order. */
   readonly runs: Readonly<Record<string, readonly IndexRange[]>>;
@@ -30,8 +30,9 @@ export interface StreamUnit {
   readonly dims: readonly IndexRange[];
   /** The band of the source (absolute rows and columns). */
   readonly band: Window;
-  /** The band's first row in the output. */
+  /** The band's first row and column in the output. */
   readonly row: number;
+  readonly column: number;
 }
 
 /**
@@ -54,7 +55,7 @@ export function streamUnits(cube: Cube, plan: StreamShape): StreamUnit[] {
         for (let column = 0; column < window.width; column += columns) {
           const height = Math.min(plan.bandRows, window.height - row);
           const band = { x: window.x + column, y: window.y + row, width: Math.min(columns, window.width - column), height };
-          units.push({ variable: name, dims, band, row });
+          units.push({ variable: name, dims, band, row, column });
         }
       }
     }

@@ -367,7 +367,7 @@ export async function writeUnit(
   bandStatistics.forEach((b, i) => b.add(out.subarray(i * P, (i + 1) * P), undefined));
   // The output's dimensions are the input's others, then Band.
   const outAt = unit.dims.filter((_, d) => d !== timeAxis(v)).map(([a]) => a);
-  await sink.writeBlock(v.name, [...outAt, 0, unit.row, 0], {
+  await sink.writeBlock(v.name, [...outAt, 0, unit.row, unit.column], {
     data: out,
     shape: [...outAt.map(() => 1), names.length, unit.band.height, unit.band.width],
   });

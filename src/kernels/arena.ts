@@ -147,6 +147,8 @@ export class KernelArena implements ArraySpace {
 export class RunInput {
   private readonly staging: Float32Array | Float64Array;
   private readonly free: TypedArray[] = [];
+  /** Every run array, free or handed out. */
+  private readonly arrays: TypedArray[] = [];
 
   /** `arrays` run arrays (two: the run being used and the one read meanwhile; more where runs are held after their use). */
   constructor(
@@ -160,7 +162,13 @@ export class RunInput {
     // Idle while runs come in the kernel's own arrays: chunks decoded into those are staged here.
     if (space instanceof KernelArena)
       space.stageDecodesIn(new Uint8Array(this.staging.buffer, this.staging.byteOffset, this.staging.byteLength));
-    if (pixelType === "F32" || pixelType === "F64") for (let i = 0; i < arrays; i++) this.free.push(array());
+    if (pixelType === "F32" || pixelType === "F64") for (let i = 0; i < arrays; i++) this.arrays.push(array());
+    this.free.push(...this.arrays);
+  }
+
+  /** Every run array free again, once the walk that took them is done with them (its reads and holds settled). */
+  reclaim(): void {
+    this.free.splice(0, this.free.length, ...this.arrays);
   }
 
   /** An array in the kernel's memory to read a run of `length` values into, while one is free (float input only). */

@@ -48,6 +48,11 @@ export class GroupSumsKernel {
     return this.runs.runArray(length);
   }
 
+  /** Every run array free again (see RunInput.reclaim). */
+  reclaimRuns(): void {
+    this.runs.reclaim();
+  }
+
   /** Add a run of slices, values[k·P .. (k+1)·P) to group groups[t0 + k]; NaN and `nodata` are nodata. */
   addRun(values: TypedArray, groups: ArrayLike<number>, t0: number, nodata: number): void {
     const P = this.pixels;

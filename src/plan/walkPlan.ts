@@ -8,7 +8,8 @@
  *   per-pixel accumulators of groups × grid; every stored chunk is read once per band it
  *   meets and pass, and the band is the whole window unless the accumulators would not fit
  *   or a run of whole chunks over it would be too large (chunks of many time steps: then
- *   bands of whole chunk rows);
+ *   bands of whole chunk rows, cut in blocks of whole chunks when a run over a band still
+ *   would be, no wider than the output's chunks);
  * - `transpose`: for methods that need each pixel's whole series (medians, Kendall), runs of
  *   slices in storage order over the whole window (or over blocks of whole chunks, when a
  *   run of whole chunks over the window would be too large), written once into time-whole
@@ -44,6 +45,8 @@ export type WalkPlan =
       readonly reason: string;
       /** Rows of the window per band (the last may be shorter); the window's height for one band. */
       readonly bandRows: number;
+      /** Columns per block of a band (whole chunks when a band's runs would be too large); the window's width otherwise. */
+      readonly bandColumns: number;
       /** Runs of slices along StdTime, each a whole number of stored chunks. */
       readonly runs: readonly IndexRange[];
     }
@@ -120,27 +123,26 @@ export function chooseWalk(
     };
   }
   const rows = chunkRowBand(v, window, Math.min(bandRows, window.height), timeChunk);
-  const bands = Math.ceil(window.height / rows);
-  const runs = storageRuns(slices, timeChunk, rows * window.width * 8);
-  const reads = readsPerChunk(v, window, { height: rows, width: window.width });
+  // Output chunks no wider than shape.outputRows divide a block's columns.
+  const columns = chunkColumnBlock(v, window, rows, timeChunk, shape.outputRows);
+  const units = Math.ceil(window.height / rows) * Math.ceil(window.width / columns);
+  const runs = storageRuns(slices, timeChunk, rows * columns * 8);
+  const reads = readsPerChunk(v, window, { height: rows, width: columns });
   const why = rows < bandRows ? `a run of whole chunks over the window would exceed ${mb(RUN_BYTES)}:` : "accumulators fill";
+  const parts = columns < window.width ? `${units} blocks of ${rows} × ${columns} pixels` : `${units} bands of ${rows} rows`;
   const how =
-    bands === 1
+    units === 1
       ? "each chunk is read once per pass"
-      : `${why} ${bands} bands of ${rows} rows, so each chunk is read ${reads === 1 ? "once" : `${round(reads)} times`} per pass`;
+      : `${why} ${parts}, so each chunk is read ${reads === 1 ? "once" : `${round(reads)} times`} per pass`;
   return {
     kind: "stream",
     reason: `${v.name} is stored ${timeChunk} time step(s) per chunk: streaming its ${slices} time steps in storage order (${runs.length} runs) with ${shape.groups} group(s) of per-pixel accumulators; ${how}`,
     bandRows: rows,
+    bandColumns: columns,
     runs,
   };
 }
 
-/**
- * Rows of a band no larger than `rows` whose runs (whole chunks of `timeChunk` steps) fit
- * RUN_BYTES, at least one row of chunks: chunks of 365 steps × 60 rows are read in bands of
- * 60 rows, each chunk once, where the window's 360 rows made runs of 757 MB.
- */
 /**
  * The one tile every variable's tile walk takes after a transposition in blocks of
  * `bandRows` × `bandColumns` pixels, so that whole tiles fill each block (each tile is
@@ -176,17 +178,23 @@ function divisorAtMost(n: number, most: number): number {
 }
 
 /**
- * Columns of a transposition's blocks `rows` tall: the window's width while a run of one
- * time chunk over it stays within RUN_BYTES (or the chunks span it), else whole chunk
- * columns, as many as stay within it (one at least).
+ * Columns of blocks `rows` tall: the window's width while a run of one time chunk over it
+ * stays within RUN_BYTES (or the chunks span it), else whole chunk columns, as many as stay
+ * within it and within `most` (one chunk at least).
  */
-function chunkColumnBlock(v: Variable, window: Window, rows: number, timeChunk: number): number {
+function chunkColumnBlock(v: Variable, window: Window, rows: number, timeChunk: number, most = Infinity): number {
   const chunkColumns = Math.min(window.width, Math.max(1, v.chunkShape.at(-1) ?? window.width));
   const perColumn = timeChunk * rows * 8;
   if (window.width * perColumn <= RUN_BYTES || chunkColumns >= window.width) return window.width;
-  return Math.max(chunkColumns, Math.floor(RUN_BYTES / perColumn / chunkColumns) * chunkColumns);
+  const fit = Math.min(RUN_BYTES / perColumn, most);
+  return Math.max(chunkColumns, Math.floor(fit / chunkColumns) * chunkColumns);
 }
 
+/**
+ * Rows of a band no larger than `rows` whose runs (whole chunks of `timeChunk` steps) fit
+ * RUN_BYTES, at least one row of chunks: chunks of 365 steps × 60 rows are read in bands of
+ * 60 rows, each chunk once, where the window's 360 rows made runs of 757 MB.
+ */
 function chunkRowBand(v: Variable, window: Window, rows: number, timeChunk: number): number {
   const chunkRows = Math.min(window.height, Math.max(1, v.chunkShape.at(-2) ?? window.height));
   const perRow = timeChunk * window.width * 8;
@@ -219,7 +227,7 @@ export type CubeWalk =
       readonly note: string;
       /** Rows per band. */
       readonly bandRows: number;
-      /** Columns per block of a transposition (the window's width when streaming). */
+      /** Columns per block. */
       readonly bandColumns: number;
       /** Each variable's runs. */
       readonly runs: Readonly<Record<string, readonly IndexRange[]>>;
@@ -243,7 +251,7 @@ export function cubeWalk(walks: ReadonlyMap<string, WalkPlan>, window: Window, t
       kind,
       note: `${kind === "stream" ? "Streaming in storage order" : "Transposing in storage order"}: ${note}.`,
       bandRows: Math.min(...alike.map((w) => w.bandRows)),
-      bandColumns: Math.min(...alike.map((w) => ("bandColumns" in w ? w.bandColumns : window.width))),
+      bandColumns: Math.min(...alike.map((w) => w.bandColumns)),
       runs: Object.fromEntries([...walks].map(([name, w]) => [name, (w as (typeof alike)[number]).runs])),
       shares: Math.min(...alike.map((w) => w.runs.length)),
     };
@@ -258,7 +266,11 @@ export type TaskWalk<P> =
       readonly kind: "stream";
       readonly note: string;
       readonly shares: number;
-      readonly plan: P & { readonly bandRows: number; readonly runs: Readonly<Record<string, readonly IndexRange[]>> };
+      readonly plan: P & {
+        readonly bandRows: number;
+        readonly bandColumns: number;
+        readonly runs: Readonly<Record<string, readonly IndexRange[]>>;
+      };
     }
   | {
       readonly kind: "transpose";
@@ -288,5 +300,6 @@ export function taskWalk<P extends object>(walk: CubeWalk, plan: P): TaskWalk<P>
       runs: walk.runs,
       plan,
     };
-  return { kind: "stream", note: walk.note, shares: walk.shares, plan: { ...plan, bandRows: walk.bandRows, runs: walk.runs } };
+  const { bandRows, bandColumns, runs } = walk;
+  return { kind: "stream", note: walk.note, shares: walk.shares, plan: { ...plan, bandRows, bandColumns, runs } };
 }

@@ -107,10 +107,12 @@ function groupCount(v: Variable, plan: AnomalyPlan): number {
  * 1461 days, none made in pass 2.
  */
 export function streamedChunks(v: Variable, plan: AnomalyStreamPlan, raw = false): number[] {
-  const { width, height } = plan.window;
+  const { width: gridWidth, height } = plan.window;
+  // A unit's columns: the window's, or a block's (whole chunks, at most a TILE: plan/walkPlan.ts).
+  const width = plan.bandColumns ?? gridWidth;
   const [first] = plan.runs[v.name];
   const step = first[1] - first[0];
-  const levels = overviewFactors(height, width).length > 0;
+  const levels = overviewFactors(height, gridWidth).length > 0;
   const slices = (steps: number) => v.dimensions.map((d) => (d.name === STD_TIME ? steps : 1));
   if (raw && !levels) return [...slices(step), plan.bandRows, width];
   const rows = Math.min(plan.bandRows, TILE);
@@ -175,10 +177,11 @@ export function anomalyWalk(
       const index = walk.share?.index ?? 0;
       const progress = (u: number) => (f: number) => walk.onProgress?.((u + f) / units.length);
       const statistics = new Map(plan.variables.map((name) => [name, statisticsAccumulator()]));
+      let moments: GroupMoments | undefined;
       for (const [u, unit] of units.entries()) {
         const unitWalk = { share: walk.share, signal: walk.signal, onProgress: progress(u) };
         if (pass < last) {
-          const moments = await accumulateUnit(cube, stream, unit, unitWalk, sink);
+          moments = await accumulateUnit(cube, stream, unit, unitWalk, sink, moments);
           await walk.scratch!.writeArrays(`u${u}-s${index}`, moments.views());
           continue;
         }

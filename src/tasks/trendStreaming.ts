@@ -68,13 +68,13 @@ export function chooseTrendWalk(cube: Cube, plan: TrendPlan, threads: number): T
   return tile ? { ...walk, plan: { ...plan, tile } } : walk;
 }
 
-/** Output chunks of a streamed trend variable: the bands of a tile no taller than a band. */
+/** Output chunks of a streamed trend variable: the bands of a tile no taller than a band, no wider than a block. */
 export function streamedTrendChunks(dimensions: number, bands: number, plan: TrendStreamPlan): number[] {
   return [
     ...Array.from({ length: dimensions - 1 }, () => 1),
     bands,
     Math.min(plan.bandRows, TREND_MAX_TILE),
-    Math.min(plan.window.width, TREND_MAX_TILE),
+    Math.min(plan.bandColumns ?? plan.window.width, TREND_MAX_TILE),
   ];
 }
 

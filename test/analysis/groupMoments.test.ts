@@ -1,7 +1,8 @@
 /**
  * Per-group sums for the streaming anomaly, against hand-worked cases: the mean and the
  * population standard deviation of each group, nodata handling, and merging shares in any
- * order (through the job's scratch, as threads hand them over) giving what one pass gives.
+ * order (through the job's scratch, as threads hand them over) giving what one pass gives;
+ * sums reset for another unit giving what fresh ones give, their run arrays free again.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -171,6 +172,28 @@ describe("GroupMoments", () => {
       assert.deepEqual(m.n, n);
       assert.deepEqual(m.bad, bad);
     }
+  });
+
+  it("reset for another unit of its shape: the sums fresh ones give, its run arrays free again", () => {
+    const shape = { groups: 2, pixels: 2, withSd: true };
+    const runs = { values: 2, pixelType: "F32" as const };
+    const used = new GroupMoments(shape, runs);
+    const taken = [used.runArray(2), used.runArray(2)];
+    assert.ok(taken.every((a) => a !== undefined) && used.runArray(2) === undefined, "two run arrays, both taken");
+    used.addRun(Float32Array.of(7, -3), [1], 0, NaN);
+    used.addRun(Float32Array.of(NaN, 2), [0], 0, NaN);
+    assert.ok(used.sizedFor(shape, runs));
+    assert.ok(!used.sizedFor({ ...shape, pixels: 3 }, runs) && !used.sizedFor(shape, { values: 4, pixelType: "F32" }));
+    assert.ok(!used.sizedFor({ ...shape, withSd: false }, runs) && !used.sizedFor(shape, { values: 2, pixelType: "F64" }));
+    used.reset();
+    assert.ok(used.runArray(2) !== undefined && used.runArray(2) !== undefined, "the run arrays free again");
+    const fresh = new GroupMoments(shape, runs);
+    for (const m of [used, fresh]) {
+      m.addRun(Float32Array.of(1, 10), [0], 0, NaN);
+      m.addRun(Float32Array.of(5, NaN), [1], 0, NaN);
+    }
+    assert.deepEqual(used.views(), fresh.views());
+    assert.deepEqual(used.finish(false), fresh.finish(false));
   });
 
   it("refuses sums of another shape", async () => {

@@ -96,12 +96,13 @@ describe("chooseWalk", () => {
     );
   });
 
-  it("streams chunks of many time steps in bands of whole chunk rows, so that a run stays small and each chunk is read once", () => {
-    // One chunk of 365 steps over 360 × 720 would be a run of 757 MB; 16 MB of runs hold 7 rows: one row of chunks, 60.
+  it("streams chunks of many time steps in blocks of whole chunks, so that a run stays small and each chunk is read once", () => {
+    // One chunk of 365 steps over 360 × 720 would be a run of 757 MB, over a row of chunks
+    // 126 MB; 16 MB of runs hold one chunk, 60 × 60.
     const plan = chooseWalk(daily([365, 60, 60]), WORLD, MONTHLY_MEANS, TILE);
     assert.equal(plan.kind, "stream");
     if (plan.kind !== "stream") return;
-    assert.equal(plan.bandRows, 60);
+    assert.deepEqual([plan.bandRows, plan.bandColumns], [60, 60]);
     assert.deepEqual(plan.runs, [
       [0, 365],
       [365, 730],
@@ -109,7 +110,16 @@ describe("chooseWalk", () => {
       [1095, 1460],
       [1460, 1461],
     ]);
-    assert.match(plan.reason, /would exceed 16 MB: 6 bands of 60 rows, so each chunk is read once per pass/);
+    assert.match(plan.reason, /would exceed 16 MB: 72 blocks of 60 × 60 pixels, so each chunk is read once per pass/);
+    // Blocks no wider than the output's chunks: chunks of 365 × 60 × 20 fit 16 MB of runs 95
+    // columns wide (365 × 60 × 8 bytes a column), whole chunks 80; 60 under output chunks of 64.
+    const wide = chooseWalk(daily([365, 60, 20]), WORLD, MONTHLY_MEANS, TILE);
+    assert.ok(wide.kind === "stream" && wide.bandColumns === 80, wide.reason);
+    const narrow = chooseWalk(daily([365, 60, 20]), WORLD, { ...MONTHLY_MEANS, outputRows: 64 }, TILE);
+    assert.ok(narrow.kind === "stream" && narrow.bandColumns === 60, narrow.reason);
+    // A day a chunk keeps whole-width bands.
+    const daily1 = chooseWalk(daily([1, 360, 720]), WORLD, MONTHLY_MEANS, TILE);
+    assert.ok(daily1.kind === "stream" && daily1.bandColumns === 720);
   });
 
   it("transposes chunks of many time steps in blocks of whole chunks, each chunk read once", () => {

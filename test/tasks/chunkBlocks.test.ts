@@ -1,12 +1,14 @@
 /**
  * An input stored many time steps per chunk whose chunks are too large for the tile walk
  * through time (1200 × 60 × 120 float32 values a chunk's footprint: 69 MB as float64) and
- * whose runs over the window would be too large (a chunk of 300 steps over 120 × 240: 69 MB)
- * is transposed in blocks of whole chunks (plan/walkPlan.ts, analysis/transpose.ts), the tile
- * walk's tiles fitted to the blocks. The median anomaly and Mann-Kendall then write what they
- * write from the same values stored one time step per chunk (transposed over the whole
- * window, the walk the goldens check): every value the same, bit for bit, and each chunk of
- * the blocked input read once.
+ * whose runs over the window, or over a row of chunks, would be too large (a chunk of 300
+ * steps over 120 × 240: 69 MB; over 60 × 240, 35 MB) is walked in blocks of whole chunks
+ * (plan/walkPlan.ts): the median anomaly and Mann-Kendall transpose in blocks
+ * (analysis/transpose.ts, the tile walk's tiles fitted to them), the mean anomaly and LINEAR
+ * stream in blocks (their outputs written at each block's column, in chunks no wider). Each
+ * writes what it writes from the same values stored one time step per chunk (whole-window
+ * walks, those the goldens check): every value the same, bit for bit, and each chunk of the
+ * blocked input read once.
  */
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -121,7 +123,7 @@ function eachChunkOnce(reads: Selection[]): void {
   );
 }
 
-describe("transposing in blocks of whole chunks", () => {
+describe("walking in blocks of whole chunks", () => {
   it("the median anomaly: as from a day a chunk, each chunk read once", async () => {
     const plan = {
       variables: ["tas"],
@@ -156,5 +158,41 @@ describe("transposing in blocks of whole chunks", () => {
     await writeTrend(cube(DAILY), plan, join(dir, "kendall-daily.zarr"));
     eachChunkOnce(reads);
     await sameValues(join(dir, "kendall-blocked.zarr"), join(dir, "kendall-daily.zarr"));
+  });
+
+  it("the mean anomaly, streamed: as from a day a chunk, each chunk read once", async () => {
+    const plan = {
+      variables: ["tas"],
+      method: "DIFFERENCE_FROM_MEAN",
+      calculationInterval: "RECURRING_MONTHLY",
+      ignoreNoData: true,
+      window,
+    } as const;
+    const chosen = chooseAnomalyWalk(cube(BLOCKED), plan);
+    assert.ok(chosen.kind === "stream" && chosen.plan.bandRows === 60 && chosen.plan.bandColumns === 120, chosen.note);
+    assert.match(chosen.note, /4 blocks of 60 × 120 pixels, so each chunk is read once per pass/);
+    const reads: Selection[] = [];
+    await writeAnomaly(cube(BLOCKED, reads), plan, join(dir, "mean-blocked.zarr"));
+    await writeAnomaly(cube(DAILY), plan, join(dir, "mean-daily.zarr"));
+    eachChunkOnce(reads);
+    await sameValues(join(dir, "mean-blocked.zarr"), join(dir, "mean-daily.zarr"));
+  });
+
+  it("LINEAR, streamed: as from a day a chunk, each chunk read once", async () => {
+    const plan = {
+      variables: ["tas"],
+      dimension: "StdTime",
+      model: { type: "LINEAR" },
+      statistics: { rmse: true, r2: true, slopePValue: true },
+      ignoreNoData: true,
+      window,
+    } as const;
+    const chosen = chooseTrendWalk(cube(BLOCKED), plan, 1);
+    assert.ok(chosen.kind === "stream" && chosen.plan.bandRows === 60 && chosen.plan.bandColumns === 120, chosen.note);
+    const reads: Selection[] = [];
+    await writeTrend(cube(BLOCKED, reads), plan, join(dir, "linear-blocked.zarr"));
+    await writeTrend(cube(DAILY), plan, join(dir, "linear-daily.zarr"));
+    eachChunkOnce(reads);
+    await sameValues(join(dir, "linear-blocked.zarr"), join(dir, "linear-daily.zarr"));
   });
 });
