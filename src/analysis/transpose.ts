@@ -3,11 +3,11 @@
  * in the job's scratch, for the methods that need each pixel's whole series at once (medians,
  * Mann-Kendall, Sen's slope): one pass reads runs of slices in storage order, every stored
  * chunk once (over the window, or over blocks of whole tiles when a run over the window
- * would be too large), and writes each tile's part of each run at its place; the transposed cube then
- * answers the tile walk's reads with one positional read per tile. A unit's tiles lie one after
- * the other in one file, held open through the pass (a file a tile, opened for each write, cost
- * four trips through libuv's pool a write). No codec: the scratch is read once and removed, so
- * compressing it would cost more than it saves.
+ * would be too large), and writes each tile's part of each run at its place; the transposed
+ * cube then answers the tile walk's reads with one positional read per tile. A unit's tiles
+ * lie one after the other in one file, held open through the pass (a file a tile, opened
+ * for each write, cost four trips through libuv's pool a write). No codec: the scratch is
+ * read once and removed, so compressing it would cost more than it saves.
  */
 import {
   type Cube,

@@ -237,11 +237,11 @@ export type CubeWalk =
 
 /**
  * Stream (or transpose) only when every variable does (they share the grid, so one band
- * height serves).
+ * height and block width serve).
  * @example
- * const walk = cubeWalk(new Map([["tas", chooseWalk(v, window, shape, tiles)]]), window, "tiles through time");
+ * const walk = cubeWalk(new Map([["tas", chooseWalk(v, window, shape, tiles)]]), "tiles through time");
  */
-export function cubeWalk(walks: ReadonlyMap<string, WalkPlan>, window: Window, tiles: string): CubeWalk {
+export function cubeWalk(walks: ReadonlyMap<string, WalkPlan>, tiles: string): CubeWalk {
   const all = [...walks.values()];
   const note = all.map((w) => w.reason).join("; ");
   for (const kind of ["stream", "transpose"] as const) {
@@ -286,7 +286,7 @@ export type TaskWalk<P> =
 
 /**
  * @example
- * const walk = taskWalk(cubeWalk(walks, plan.window, "tiles through time"), plan);
+ * const walk = taskWalk(cubeWalk(walks, "tiles through time"), plan);
  */
 export function taskWalk<P extends object>(walk: CubeWalk, plan: P): TaskWalk<P> {
   if (walk.kind === "tile") return walk;

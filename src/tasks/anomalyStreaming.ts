@@ -59,7 +59,7 @@ export function chooseAnomalyWalk(cube: Cube, plan: AnomalyPlan): AnomalyWalk {
       : undefined;
     walks.set(name, chooseWalk(v, plan.window, shape, anomalyTileShape(v, plan), ACCUMULATOR_BUDGET_BYTES * share));
   }
-  const walk = taskWalk(cubeWalk(walks, plan.window, "tiles through time"), plan);
+  const walk = taskWalk(cubeWalk(walks, "tiles through time"), plan);
   if (walk.kind === "transpose") {
     // Transposed in blocks: the tile walk's tiles fitted to them, the output's chunks too (anomaly.ts).
     const tiles = plan.variables.map((name) => anomalyTileShape(variableNamed(cube, name), plan));

@@ -56,7 +56,7 @@ export function chooseTrendWalk(cube: Cube, plan: TrendPlan, threads: number): T
       : undefined;
     walks.set(layout.name, chooseWalk(v, plan.window, shape, layout.tile, ACCUMULATOR_BUDGET_BYTES / Math.max(1, threads)));
   }
-  const walk = taskWalk(cubeWalk(walks, plan.window, "tiles through the fitted dimension"), plan);
+  const walk = taskWalk(cubeWalk(walks, "tiles through the fitted dimension"), plan);
   if (walk.kind !== "transpose") return walk;
   // Transposed in blocks: the tile walk's tiles fitted to them, its output chunks too (trend.ts).
   const tile = transposedTile(
