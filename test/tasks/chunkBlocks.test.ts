@@ -123,6 +123,15 @@ function eachChunkOnce(reads: Selection[]): void {
   );
 }
 
+/** `write` of the blocked cube and of the daily one: each chunk of the blocked read once, and every value the same. */
+async function sameAsDaily(name: string, write: (input: Cube, path: string) => Promise<unknown>): Promise<void> {
+  const reads: Selection[] = [];
+  await write(cube(BLOCKED, reads), join(dir, `${name}-blocked.zarr`));
+  await write(cube(DAILY), join(dir, `${name}-daily.zarr`));
+  eachChunkOnce(reads);
+  await sameValues(join(dir, `${name}-blocked.zarr`), join(dir, `${name}-daily.zarr`));
+}
+
 describe("walking in blocks of whole chunks", () => {
   it("the median anomaly: as from a day a chunk, each chunk read once", async () => {
     const plan = {
@@ -135,11 +144,7 @@ describe("walking in blocks of whole chunks", () => {
     const chosen = chooseAnomalyWalk(cube(BLOCKED), plan);
     assert.ok(chosen.kind === "transpose" && chosen.bandRows === 60 && chosen.bandColumns === 120, chosen.note);
     assert.match(chosen.note, /in 4 blocks of 60 × 120 pixels/);
-    const reads: Selection[] = [];
-    await writeAnomaly(cube(BLOCKED, reads), plan, join(dir, "median-blocked.zarr"));
-    await writeAnomaly(cube(DAILY), plan, join(dir, "median-daily.zarr"));
-    eachChunkOnce(reads);
-    await sameValues(join(dir, "median-blocked.zarr"), join(dir, "median-daily.zarr"));
+    await sameAsDaily("median", (input, path) => writeAnomaly(input, plan, path));
   });
 
   it("Mann-Kendall: as from a day a chunk, each chunk read once", async () => {
@@ -153,11 +158,7 @@ describe("walking in blocks of whole chunks", () => {
     } as const;
     const chosen = chooseTrendWalk(cube(BLOCKED), plan, 1);
     assert.ok(chosen.kind === "transpose" && chosen.bandRows === 60 && chosen.bandColumns === 120, chosen.note);
-    const reads: Selection[] = [];
-    await writeTrend(cube(BLOCKED, reads), plan, join(dir, "kendall-blocked.zarr"));
-    await writeTrend(cube(DAILY), plan, join(dir, "kendall-daily.zarr"));
-    eachChunkOnce(reads);
-    await sameValues(join(dir, "kendall-blocked.zarr"), join(dir, "kendall-daily.zarr"));
+    await sameAsDaily("kendall", (input, path) => writeTrend(input, plan, path));
   });
 
   it("the mean anomaly, streamed: as from a day a chunk, each chunk read once", async () => {
@@ -171,11 +172,7 @@ describe("walking in blocks of whole chunks", () => {
     const chosen = chooseAnomalyWalk(cube(BLOCKED), plan);
     assert.ok(chosen.kind === "stream" && chosen.plan.bandRows === 60 && chosen.plan.bandColumns === 120, chosen.note);
     assert.match(chosen.note, /4 blocks of 60 × 120 pixels, so each chunk is read once per pass/);
-    const reads: Selection[] = [];
-    await writeAnomaly(cube(BLOCKED, reads), plan, join(dir, "mean-blocked.zarr"));
-    await writeAnomaly(cube(DAILY), plan, join(dir, "mean-daily.zarr"));
-    eachChunkOnce(reads);
-    await sameValues(join(dir, "mean-blocked.zarr"), join(dir, "mean-daily.zarr"));
+    await sameAsDaily("mean", (input, path) => writeAnomaly(input, plan, path));
   });
 
   it("LINEAR, streamed: as from a day a chunk, each chunk read once", async () => {
@@ -189,10 +186,6 @@ describe("walking in blocks of whole chunks", () => {
     } as const;
     const chosen = chooseTrendWalk(cube(BLOCKED), plan, 1);
     assert.ok(chosen.kind === "stream" && chosen.plan.bandRows === 60 && chosen.plan.bandColumns === 120, chosen.note);
-    const reads: Selection[] = [];
-    await writeTrend(cube(BLOCKED, reads), plan, join(dir, "linear-blocked.zarr"));
-    await writeTrend(cube(DAILY), plan, join(dir, "linear-daily.zarr"));
-    eachChunkOnce(reads);
-    await sameValues(join(dir, "linear-blocked.zarr"), join(dir, "linear-daily.zarr"));
+    await sameAsDaily("linear", (input, path) => writeTrend(input, plan, path));
   });
 });
