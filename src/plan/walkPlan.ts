@@ -58,7 +58,15 @@ export type WalkPlan =
       readonly bandColumns: number;
       /** Runs of slices along StdTime over a block, each a whole number of stored chunks. */
       readonly runs: readonly IndexRange[];
+      /** The tile walk's tile it was planned for (cubeWalk fits the variables' tiles to the blocks). */
+      readonly tile: TileShape;
     };
+
+/** A spatial tile: rows × columns. */
+export interface TileShape {
+  readonly height: number;
+  readonly width: number;
+}
 
 /**
  * @example
@@ -106,6 +114,7 @@ export function chooseWalk(
       bandRows: rows,
       bandColumns: columns,
       runs,
+      tile,
     };
   }
   const perRow = shape.bytesPerPixelGroup * shape.groups * window.width;
@@ -229,6 +238,8 @@ export type CubeWalk =
       readonly bandRows: number;
       /** Columns per block. */
       readonly bandColumns: number;
+      /** A transposition's one tile for every variable's tile walk, fitted to its blocks (absent: their own tiles fit). */
+      readonly tile?: TileShape;
       /** Each variable's runs. */
       readonly runs: Readonly<Record<string, readonly IndexRange[]>>;
       /** The most shares a pass splits into: the fewest runs of any variable. */
@@ -239,27 +250,39 @@ export type CubeWalk =
  * Stream (or transpose) only when every variable does (they share the grid, so one band
  * height and block width serve).
  * @example
- * const walk = cubeWalk(new Map([["tas", chooseWalk(v, window, shape, tiles)]]), "tiles through time");
+ * const walk = cubeWalk(new Map([["tas", chooseWalk(v, window, shape, tiles)]]), window, "tiles through time");
  */
-export function cubeWalk(walks: ReadonlyMap<string, WalkPlan>, tiles: string): CubeWalk {
+export function cubeWalk(walks: ReadonlyMap<string, WalkPlan>, window: Window, tiles: string): CubeWalk {
   const all = [...walks.values()];
   const note = all.map((w) => w.reason).join("; ");
   for (const kind of ["stream", "transpose"] as const) {
     const alike = all.filter((w): w is Extract<WalkPlan, { kind: typeof kind }> => w.kind === kind);
     if (alike.length === 0 || alike.length < all.length) continue;
+    const bandRows = Math.min(...alike.map((w) => w.bandRows));
+    const bandColumns = Math.min(...alike.map((w) => w.bandColumns));
+    const tile =
+      kind === "transpose"
+        ? transposedTile(
+            alike.map((w) => (w as Extract<WalkPlan, { kind: "transpose" }>).tile),
+            bandRows,
+            bandColumns,
+            window,
+          )
+        : undefined;
     return {
       kind,
       note: `${kind === "stream" ? "Streaming in storage order" : "Transposing in storage order"}: ${note}.`,
-      bandRows: Math.min(...alike.map((w) => w.bandRows)),
-      bandColumns: Math.min(...alike.map((w) => w.bandColumns)),
+      bandRows,
+      bandColumns,
       runs: Object.fromEntries([...walks].map(([name, w]) => [name, (w as (typeof alike)[number]).runs])),
       shares: Math.min(...alike.map((w) => w.runs.length)),
+      ...(tile ? { tile } : {}),
     };
   }
   return { kind: "tile", note: `Walking ${tiles}: ${note}.` };
 }
 
-/** A task's walk: the cube's, with the task's plan given its bands and runs when it streams. */
+/** A task's walk: the cube's, with the task's plan given its bands and runs when it streams, its fitted tile when it transposes in blocks. */
 export type TaskWalk<P> =
   | { readonly kind: "tile"; readonly note: string }
   | {
@@ -280,15 +303,15 @@ export type TaskWalk<P> =
       readonly bandRows: number;
       readonly bandColumns: number;
       readonly runs: Readonly<Record<string, readonly IndexRange[]>>;
-      /** The task's plan for its tile walk over the transposed input (the task fits its tiles to the bands). */
+      /** The task's plan for its tile walk over the transposed input, its tile fitted to the blocks where it must be. */
       readonly plan: P;
     };
 
 /**
  * @example
- * const walk = taskWalk(cubeWalk(walks, "tiles through time"), plan);
+ * const walk = taskWalk(cubeWalk(walks, plan.window, "tiles through time"), plan);
  */
-export function taskWalk<P extends object>(walk: CubeWalk, plan: P): TaskWalk<P> {
+export function taskWalk<P extends { readonly tile?: number | TileShape }>(walk: CubeWalk, plan: P): TaskWalk<P> {
   if (walk.kind === "tile") return walk;
   if (walk.kind === "transpose")
     return {
@@ -298,7 +321,7 @@ export function taskWalk<P extends object>(walk: CubeWalk, plan: P): TaskWalk<P>
       bandRows: walk.bandRows,
       bandColumns: walk.bandColumns,
       runs: walk.runs,
-      plan,
+      plan: walk.tile ? { ...plan, tile: walk.tile } : plan,
     };
   const { bandRows, bandColumns, runs } = walk;
   return { kind: "stream", note: walk.note, shares: walk.shares, plan: { ...plan, bandRows, bandColumns, runs } };

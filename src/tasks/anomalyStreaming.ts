@@ -18,15 +18,7 @@ import { TIME_TILE_BUDGET_BYTES } from "../analysis/tiles.js";
 import { STD_TIME, type Cube, type Variable, variableNamed } from "../cube/types.js";
 import { type OutputCompression, TILE } from "../io/zarrWrite.js";
 import { overviewFactors } from "../io/zarrOverviews.js";
-import {
-  ACCUMULATOR_BUDGET_BYTES,
-  type TaskWalk,
-  type WalkPlan,
-  chooseWalk,
-  cubeWalk,
-  taskWalk,
-  transposedTile,
-} from "../plan/walkPlan.js";
+import { ACCUMULATOR_BUDGET_BYTES, type TaskWalk, type WalkPlan, chooseWalk, cubeWalk, taskWalk } from "../plan/walkPlan.js";
 import type { Scratch, ScratchFile } from "../store/scratch.js";
 import type { OpenedInput, VariableStatistics } from "./common.js";
 
@@ -59,13 +51,7 @@ export function chooseAnomalyWalk(cube: Cube, plan: AnomalyPlan): AnomalyWalk {
       : undefined;
     walks.set(name, chooseWalk(v, plan.window, shape, anomalyTileShape(v, plan), ACCUMULATOR_BUDGET_BYTES * share));
   }
-  const walk = taskWalk(cubeWalk(walks, "tiles through time"), plan);
-  if (walk.kind === "transpose") {
-    // Transposed in blocks: the tile walk's tiles fitted to them, the output's chunks too (anomaly.ts).
-    const tiles = plan.variables.map((name) => anomalyTileShape(variableNamed(cube, name), plan));
-    const tile = transposedTile(tiles, walk.bandRows, walk.bandColumns, plan.window);
-    return tile ? { ...walk, plan: { ...plan, tile } } : walk;
-  }
+  const walk = taskWalk(cubeWalk(walks, plan.window, "tiles through time"), plan);
   const keepInput =
     walk.kind === "stream" &&
     !external &&

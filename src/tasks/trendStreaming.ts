@@ -24,15 +24,7 @@ import {
 import { bandNames, bandStatisticsKey, coefficientCount } from "../analysis/trendModel.js";
 import type { Cube } from "../cube/types.js";
 import { variableNamed } from "../cube/types.js";
-import {
-  ACCUMULATOR_BUDGET_BYTES,
-  type TaskWalk,
-  type WalkPlan,
-  chooseWalk,
-  cubeWalk,
-  taskWalk,
-  transposedTile,
-} from "../plan/walkPlan.js";
+import { ACCUMULATOR_BUDGET_BYTES, type TaskWalk, type WalkPlan, chooseWalk, cubeWalk, taskWalk } from "../plan/walkPlan.js";
 import type { Scratch } from "../store/scratch.js";
 import { TREND_MAX_TILE } from "../analysis/trendRaster.js";
 import type { OpenedInput, VariableStatistics } from "./common.js";
@@ -56,16 +48,7 @@ export function chooseTrendWalk(cube: Cube, plan: TrendPlan, threads: number): T
       : undefined;
     walks.set(layout.name, chooseWalk(v, plan.window, shape, layout.tile, ACCUMULATOR_BUDGET_BYTES / Math.max(1, threads)));
   }
-  const walk = taskWalk(cubeWalk(walks, "tiles through the fitted dimension"), plan);
-  if (walk.kind !== "transpose") return walk;
-  // Transposed in blocks: the tile walk's tiles fitted to them, its output chunks too (trend.ts).
-  const tile = transposedTile(
-    layouts.map((l) => l.tile),
-    walk.bandRows,
-    walk.bandColumns,
-    plan.window,
-  );
-  return tile ? { ...walk, plan: { ...plan, tile } } : walk;
+  return taskWalk(cubeWalk(walks, plan.window, "tiles through the fitted dimension"), plan);
 }
 
 /** Output chunks of a streamed trend variable: the bands of a tile no taller than a band, no wider than a block. */

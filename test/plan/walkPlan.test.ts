@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Variable } from "../../src/cube/types.js";
-import { chooseWalk, transposedTile } from "../../src/plan/walkPlan.js";
+import { chooseWalk, cubeWalk, taskWalk, transposedTile } from "../../src/plan/walkPlan.js";
 
 const daily = (chunkShape: number[]): Variable => ({
   name: "tas",
@@ -141,6 +141,25 @@ describe("chooseWalk", () => {
     // A day a chunk keeps one block over the window.
     const daily1 = chooseWalk(daily([1, 360, 720]), WORLD, undefined, TILE);
     assert.ok(daily1.kind === "transpose" && daily1.bandRows === 360 && daily1.bandColumns === 720);
+  });
+});
+
+describe("cubeWalk and taskWalk", () => {
+  it("give a transposition in blocks one tile for every variable, fitted to the blocks, in the task's plan", () => {
+    const walks = new Map([
+      ["tas", chooseWalk(daily([365, 60, 60]), WORLD, undefined, TILE)],
+      ["pr", chooseWalk(daily([365, 60, 60]), WORLD, undefined, { height: 32, width: 32 })],
+    ]);
+    const walk = taskWalk(cubeWalk(walks, WORLD, "tiles through time"), { tile: 48 });
+    assert.ok(walk.kind === "transpose");
+    if (walk.kind !== "transpose") return;
+    assert.deepEqual([walk.bandRows, walk.bandColumns], [60, 60]);
+    assert.deepEqual(walk.plan.tile, { height: 30, width: 30 });
+    // A day a chunk: one block, the task's own tile kept.
+    const daily1 = taskWalk(cubeWalk(new Map([["tas", chooseWalk(daily([1, 360, 720]), WORLD, undefined, TILE)]]), WORLD, "tiles"), {
+      tile: 48,
+    });
+    assert.ok(daily1.kind === "transpose" && daily1.plan.tile === 48);
   });
 });
 
