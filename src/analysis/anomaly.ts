@@ -22,6 +22,7 @@ import {
   variableNamed,
 } from "../cube/types.js";
 import { GroupAnomalyKernel, groupKernelTakes } from "../kernels/groupAnomaly.js";
+import { chunkStagingBytes } from "../kernels/arena.js";
 import { GROUP_INTERVALS, type GroupInterval, groupKeys } from "./groups.js";
 import { type Share, ownsStep } from "./share.js";
 import { type Statistics, statisticsAccumulator } from "./statistics.js";
@@ -596,10 +597,10 @@ export async function computeAnomaly(
 
 /**
  * The SIMD kernel sized for the steps' tiles, when it takes every one: no reference, values
- * it takes, groups it sorts (for medians). Otherwise anomalyTile does them all. Chunks of a
- * quarter of a tile at most are unshuffled in the kernel as they are read (a tile of
- * 365 × 60 × 60 chunks: 4 of them; the reader's own loop and its flip of south-up rows were
- * 3.6 of the 23 s of a mean anomaly on one thread).
+ * it takes, groups it sorts (for medians). Otherwise anomalyTile does them all. Chunks are
+ * unshuffled in the kernel as they are read where it can stage them (chunkStagingBytes; the
+ * reader's own loop and its flip of south-up rows were 3.6 of the 23 s of a mean anomaly on
+ * one thread).
  */
 function groupKernelFor(steps: readonly Step[], median: boolean): GroupAnomalyKernel | undefined {
   let values = 0;
@@ -619,7 +620,7 @@ function groupKernelFor(steps: readonly Step[], median: boolean): GroupAnomalyKe
     );
   }
   if (steps.length === 0) return undefined;
-  return new GroupAnomalyKernel(values, pixels, largest, median, chunk <= values / 4 ? chunk * 4 : 0);
+  return new GroupAnomalyKernel(values, pixels, largest, median, chunkStagingBytes(chunk * 4, values * 4));
 }
 
 /**

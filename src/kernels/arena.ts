@@ -202,6 +202,16 @@ export interface ReversedRows {
 }
 
 /**
+ * Bytes of staging a kernel holds to unshuffle chunks of `chunkBytes` that walks read into
+ * `roomBytes` of its arrays: the chunk when it is at most a quarter of them (a tile of
+ * 365 × 60 × 60 chunks holds 4), else none, and the reader's own loop unshuffles (staging
+ * larger chunks would cost more memory than that loop costs time).
+ */
+export function chunkStagingBytes(chunkBytes: number, roomBytes: number): number {
+  return chunkBytes <= roomBytes / 4 ? chunkBytes : 0;
+}
+
+/**
  * The first `bytes` of the staging array of the kernel whose memory holds `into`, where a
  * decode may put a chunk it is about to unshuffle into `into` (saving unshuffleIntoKernel's
  * copy); undefined when `into` is no kernel's or its staging is smaller.

@@ -16,7 +16,7 @@
  * ```
  */
 import type { PixelType, TypedArray } from "../cube/types.js";
-import { KernelArena, kernelModule } from "./arena.js";
+import { KernelArena, chunkStagingBytes, kernelModule } from "./arena.js";
 import { WASM_BASE64 } from "./seriesGather.wasm.js";
 
 /** A least-squares fit's p × n arrays (row j, slice in x order k at j·n + k): its solution map R⁻¹Qᵀ and its basis. */
@@ -133,11 +133,10 @@ export class SeriesGather {
 
   /**
    * The kernel, made (again, larger) when there is none, its slab's room is under `bytes` or
-   * its staging under `chunkBytes`. A chunk is staged only when it is at most a quarter of
-   * the slab (beyond, the staging would cost more memory than the reader's loop costs time).
+   * its staging under what chunks of `chunkBytes` need (chunkStagingBytes).
    */
   private room(bytes: number, chunkBytes = 0): Space {
-    const staged = chunkBytes <= bytes / 4 ? chunkBytes : 0;
+    const staged = chunkStagingBytes(chunkBytes, bytes);
     if (this.space && bytes <= this.space.bytes && staged <= this.space.chunkBytes) return this.space;
     const n = this.order.length;
     const p = this.sweeps?.p ?? 0;

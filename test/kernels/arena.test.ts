@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { KernelArena, RunInput, kernelModule, unshuffleIntoKernel } from "../../src/kernels/arena.js";
+import { KernelArena, RunInput, chunkStagingBytes, kernelModule, unshuffleIntoKernel } from "../../src/kernels/arena.js";
 import { WASM_BASE64 } from "../../src/kernels/kendall.wasm.js";
 import { WASM_BASE64 as GROUP_SUMS } from "../../src/kernels/groupSums.wasm.js";
 import { WASM_BASE64 as LINEAR_SUMS } from "../../src/kernels/linearSums.wasm.js";
@@ -44,6 +44,12 @@ describe("KernelArena", () => {
     assert.throws(() => KernelArena.create(module, (space) => space.allocate(Float32Array, 64)), WebAssembly.LinkError);
     const linear = KernelArena.create(kernelModule("linearSums", LINEAR_SUMS), (space) => space.allocate(Float32Array, 64));
     assert.ok(linear.placed.buffer instanceof ArrayBuffer);
+  });
+
+  it("stages a chunk to unshuffle when it is at most a quarter of the arrays it is read into", () => {
+    assert.equal(chunkStagingBytes(5_256_000, 4 * 5_256_000), 5_256_000); // 365 × 60 × 60 float32 into 1460 steps' tile
+    assert.equal(chunkStagingBytes(5_256_001, 4 * 5_256_000), 0);
+    assert.equal(chunkStagingBytes(0, 1000), 0);
   });
 
   it("unshuffles into a kernel's run with its SIMD loop, as the filter defines, and declines what it cannot", () => {
