@@ -8,7 +8,9 @@
  * stream in blocks (their outputs written at each block's column, in chunks no wider). Each
  * writes what it writes from the same values stored one time step per chunk (whole-window
  * walks, those the goldens check): every value the same, bit for bit, and each chunk of the
- * blocked input read once.
+ * blocked input read once; and at five pixels (blocks' corners and one inside) what their
+ * definitions give, worked out here (monthly medians and means, least squares, S, Var(S) and
+ * Sen's slope pair by pair).
  */
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -132,8 +134,56 @@ async function sameAsDaily(name: string, write: (input: Cube, path: string) => P
   await sameValues(join(dir, `${name}-blocked.zarr`), join(dir, `${name}-daily.zarr`));
 }
 
+/** Pixels [row, column] checked against the methods' definitions: corners of blocks and one inside. */
+const SAMPLES = [
+  [0, 0],
+  [59, 119],
+  [60, 120],
+  [119, 239],
+  [37, 201],
+];
+/** A pixel's stored values (float32, as the cube hands them over), in time order. */
+const seriesAt = (row: number, col: number) => Array.from({ length: T }, (_, t) => Math.fround(value(t, row, col)));
+const monthOf = (t: number) => new Date(Date.UTC(2000, 0, 1) + t * DAY).getUTCMonth();
+const valid = (x: number) => !Number.isNaN(x);
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const near = (got: number, want: number, tolerance: number, what: string) =>
+  assert.ok(Math.abs(got - want) <= tolerance * Math.max(1, Math.abs(want)), `${what}: ${got} against ${want}`);
+
+/** The anomaly `path` holds at the sample pixels against x − the month's median or mean (docs/tasks.md), worked out here. */
+async function anomaliesByDefinition(path: string, centre: (xs: number[]) => number): Promise<void> {
+  const out = await openCube(path);
+  try {
+    for (const [row, col] of SAMPLES) {
+      const got = (await out.variables[0].read({ dims: [[0, T]], window: { x: col, y: row, width: 1, height: 1 } })).data;
+      const x = seriesAt(row, col);
+      const reference = Array.from({ length: 12 }, (_, m) => centre(x.filter((v, t) => monthOf(t) === m && valid(v))));
+      x.forEach((v, t) => near(got[t], v - reference[monthOf(t)], 1e-6, `pixel ${row},${col} day ${t}`));
+    }
+  } finally {
+    await out.close();
+  }
+}
+
+/** The trend bands `path` holds at the sample pixels, [band][pixel]. */
+async function bandsAt(path: string): Promise<number[][]> {
+  const out = await openCube(path);
+  try {
+    const { data, shape } = await out.variables[0].read();
+    return Array.from({ length: shape[0] }, (_, b) => SAMPLES.map(([row, col]) => data[(b * H + row) * W + col]));
+  } finally {
+    await out.close();
+  }
+}
+
+/** x of each time step: days since 1970 (docs/tasks.md). */
+const X = Array.from({ length: T }, (_, t) => (Date.UTC(2000, 0, 1) + t * DAY) / DAY);
+
 describe("walking in blocks of whole chunks", () => {
-  it("the median anomaly: as from a day a chunk, each chunk read once", async () => {
+  it("the median anomaly: as defined, and as from a day a chunk, each chunk read once", async () => {
     const plan = {
       variables: ["tas"],
       method: "DIFFERENCE_FROM_MEDIAN",
@@ -145,9 +195,10 @@ describe("walking in blocks of whole chunks", () => {
     assert.ok(chosen.kind === "transpose" && chosen.bandRows === 60 && chosen.bandColumns === 120, chosen.note);
     assert.match(chosen.note, /in 4 blocks of 60 × 120 pixels/);
     await sameAsDaily("median", (input, path) => writeAnomaly(input, plan, path));
+    await anomaliesByDefinition(join(dir, "median-blocked.zarr"), median);
   });
 
-  it("Mann-Kendall: as from a day a chunk, each chunk read once", async () => {
+  it("Mann-Kendall: as defined, and as from a day a chunk, each chunk read once", async () => {
     const plan = {
       variables: ["tas"],
       dimension: "StdTime",
@@ -159,9 +210,29 @@ describe("walking in blocks of whole chunks", () => {
     const chosen = chooseTrendWalk(cube(BLOCKED), plan, 1);
     assert.ok(chosen.kind === "transpose" && chosen.bandRows === 60 && chosen.bandColumns === 120, chosen.note);
     await sameAsDaily("kendall", (input, path) => writeTrend(input, plan, path));
+    // Sens_Slope, P_Value, MK_Score, S_Variance, Z_Score; S, Var(S) and Sen's slope pair by pair.
+    const [slope, , score, variance] = await bandsAt(join(dir, "kendall-blocked.zarr"));
+    SAMPLES.forEach(([row, col], i) => {
+      const y = seriesAt(row, col);
+      const at = y.flatMap((v, t) => (valid(v) ? [t] : []));
+      let s = 0;
+      const slopes: number[] = [];
+      for (let a = 0; a < at.length; a++)
+        for (let b = a + 1; b < at.length; b++) {
+          s += Math.sign(y[at[b]] - y[at[a]]);
+          slopes.push((y[at[b]] - y[at[a]]) / (X[at[b]] - X[at[a]]));
+        }
+      const n = at.length;
+      const runs = new Map<number, number>();
+      for (const t of at) runs.set(y[t], (runs.get(y[t]) ?? 0) + 1);
+      const ties = [...runs.values()].reduce((sum, g) => sum + g * (g - 1) * (2 * g + 5), 0);
+      assert.equal(score[i], s, `S at ${row},${col}`);
+      near(variance[i], (n * (n - 1) * (2 * n + 5) - ties) / 18, 1e-12, `Var(S) at ${row},${col}`);
+      near(slope[i], median(slopes), 1e-12, `Sen's slope at ${row},${col}`);
+    });
   });
 
-  it("the mean anomaly, streamed: as from a day a chunk, each chunk read once", async () => {
+  it("the mean anomaly, streamed: as defined, and as from a day a chunk, each chunk read once", async () => {
     const plan = {
       variables: ["tas"],
       method: "DIFFERENCE_FROM_MEAN",
@@ -173,9 +244,10 @@ describe("walking in blocks of whole chunks", () => {
     assert.ok(chosen.kind === "stream" && chosen.plan.bandRows === 60 && chosen.plan.bandColumns === 120, chosen.note);
     assert.match(chosen.note, /4 blocks of 60 × 120 pixels, so each chunk is read once per pass/);
     await sameAsDaily("mean", (input, path) => writeAnomaly(input, plan, path));
+    await anomaliesByDefinition(join(dir, "mean-blocked.zarr"), (xs) => xs.reduce((a, b) => a + b, 0) / xs.length);
   });
 
-  it("LINEAR, streamed: as from a day a chunk, each chunk read once", async () => {
+  it("LINEAR, streamed: as defined, and as from a day a chunk, each chunk read once", async () => {
     const plan = {
       variables: ["tas"],
       dimension: "StdTime",
@@ -187,5 +259,21 @@ describe("walking in blocks of whole chunks", () => {
     const chosen = chooseTrendWalk(cube(BLOCKED), plan, 1);
     assert.ok(chosen.kind === "stream" && chosen.plan.bandRows === 60 && chosen.plan.bandColumns === 120, chosen.note);
     await sameAsDaily("linear", (input, path) => writeTrend(input, plan, path));
+    // Slope, Intercept, RMSE, R2 (then SlopePValue) by ordinary least squares on the valid values.
+    const [slope, intercept, rmse, r2] = await bandsAt(join(dir, "linear-blocked.zarr"));
+    SAMPLES.forEach(([row, col], i) => {
+      const y = seriesAt(row, col);
+      const at = y.flatMap((v, t) => (valid(v) ? [t] : []));
+      const xm = at.reduce((a, t) => a + X[t], 0) / at.length;
+      const ym = at.reduce((a, t) => a + y[t], 0) / at.length;
+      const b1 = at.reduce((a, t) => a + (X[t] - xm) * (y[t] - ym), 0) / at.reduce((a, t) => a + (X[t] - xm) ** 2, 0);
+      const b0 = ym - b1 * xm;
+      const sse = at.reduce((a, t) => a + (y[t] - b0 - b1 * X[t]) ** 2, 0);
+      const sst = at.reduce((a, t) => a + (y[t] - ym) ** 2, 0);
+      near(slope[i], b1, 1e-9, `slope at ${row},${col}`);
+      near(intercept[i], b0, 1e-9, `intercept at ${row},${col}`);
+      near(rmse[i], Math.sqrt(sse / at.length), 1e-9, `RMSE at ${row},${col}`);
+      near(r2[i], 1 - sse / sst, 1e-9, `R2 at ${row},${col}`);
+    });
   });
 });
