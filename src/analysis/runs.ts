@@ -17,8 +17,8 @@ export interface StreamShape {
   readonly window: Window;
   /** Rows of the window per band. */
   readonly bandRows: number;
-  /** Columns of the window per unit (default its width; blocks of whole chunks when a band's runs would be too large). */
-  readonly bandColumns?: number;
+  /** Columns of the window per unit: its width, or blocks of whole chunks when a band's runs would be too large. */
+  readonly bandColumns: number;
   /** Runs of slices of each variable along StdTime, in storage order. */
   readonly runs: Readonly<Record<string, readonly IndexRange[]>>;
 }
@@ -50,11 +50,10 @@ export function streamUnits(cube: Cube, plan: StreamShape): StreamUnit[] {
     const count = sizes.reduce((a, b) => a * b, 1);
     for (let c = 0; c < count; c++) {
       const dims = combinationAt(c, sizes).map((i, d): IndexRange => (d === t ? [0, v.dimensions[t].values.length] : [i, i + 1]));
-      const columns = plan.bandColumns ?? window.width;
       for (let row = 0; row < window.height; row += plan.bandRows) {
-        for (let column = 0; column < window.width; column += columns) {
+        for (let column = 0; column < window.width; column += plan.bandColumns) {
           const height = Math.min(plan.bandRows, window.height - row);
-          const band = { x: window.x + column, y: window.y + row, width: Math.min(columns, window.width - column), height };
+          const band = { x: window.x + column, y: window.y + row, width: Math.min(plan.bandColumns, window.width - column), height };
           units.push({ variable: name, dims, band, row, column });
         }
       }

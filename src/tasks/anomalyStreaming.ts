@@ -95,7 +95,7 @@ function groupCount(v: Variable, plan: AnomalyPlan): number {
 export function streamedChunks(v: Variable, plan: AnomalyStreamPlan, raw = false): number[] {
   const { width: gridWidth, height } = plan.window;
   // A unit's columns: the window's, or a block's (whole chunks, at most a TILE: plan/walkPlan.ts).
-  const width = plan.bandColumns ?? gridWidth;
+  const width = plan.bandColumns;
   const [first] = plan.runs[v.name];
   const step = first[1] - first[0];
   const levels = overviewFactors(height, gridWidth).length > 0;

@@ -57,7 +57,7 @@ export function streamedTrendChunks(dimensions: number, bands: number, plan: Tre
     ...Array.from({ length: dimensions - 1 }, () => 1),
     bands,
     Math.min(plan.bandRows, TREND_MAX_TILE),
-    Math.min(plan.bandColumns ?? plan.window.width, TREND_MAX_TILE),
+    Math.min(plan.bandColumns, TREND_MAX_TILE),
   ];
 }
 

@@ -208,7 +208,7 @@ describe("transposing into time-whole tiles", () => {
         };
       },
     };
-    const [unit] = streamUnits(cube, { variables: ["temp"], window, bandRows: H, runs });
+    const [unit] = streamUnits(cube, { variables: ["temp"], window, bandRows: H, bandColumns: W, runs });
     await transposeUnit(cube, layout, unit, slow, {});
     // Run 6 was read before run 0's parts were written (awaited in turn, each run's writes would
     // come between its read and the next run's: read 0, read 3, written, read 6, written).
