@@ -16,7 +16,12 @@ const variable = { name: "tas", dimensions: [{ name: "StdTime" }] } as unknown a
 function plan(height: number, width: number, step: number, slices: number): AnomalyStreamPlan {
   const runs: IndexRange[] = [];
   for (let s = 0; s < slices; s += step) runs.push([s, Math.min(slices, s + step)]);
-  return { window: { x: 0, y: 0, width, height }, bandRows: height, bandColumns: width, runs: { tas: runs } } as unknown as AnomalyStreamPlan;
+  return {
+    window: { x: 0, y: 0, width, height },
+    bandRows: height,
+    bandColumns: width,
+    runs: { tas: runs },
+  } as unknown as AnomalyStreamPlan;
 }
 
 describe("streamed anomaly output chunks", () => {
