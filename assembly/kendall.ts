@@ -12,7 +12,8 @@
  * positions (two u64 and two i32 arrays), its digit counts (2048 i32: a pass of the sort's
  * 11-bit digits, or 256 for the selection's 8-bit ones), the Fenwick tree (i32, n + 1),
  * the bitset of placed points (placed, u64, BITSET_WORDS), the listed slopes (candidates,
- * f64, `capacity` of them) and a series' summary (f64 × 12).
+ * f64, `capacity` of them; a listing's pairs, two i32 points each, until their slopes are
+ * taken) and a series' summary (f64 × 12).
  */
 
 export { heapBase } from "./lib/heap";
@@ -672,30 +673,114 @@ function crossingsTo(t: f64, segments: i32, limit: f64, listed: i64, fresh: bool
   for (let s = 0; s < segments; s++) {
     const from = i32At(segFrom, s);
     const to = i32At(segTo, s);
-    for (let i = from; i < to; i++) {
-      const p = fresh ? i32At(order, i) : i32At(orderTmp, i);
-      setI32(orderTmp, i, p);
-      setF64(keyTmp, i, cutKey(p, t));
+    // A season's first points one by one, then each point against the four before it held in
+    // registers (lo: keys j − 4 and j − 3, hi: j − 2 and j − 1, points: those four): the keys
+    // before it that are greater, a suffix of them, move up one and are listed, with no branch
+    // that depends on the data (the insertion's branches, mispredicted about once a point,
+    // were two thirds of the listing's time); when all four move, the insertion goes on in
+    // memory. Pairs are listed as points (a | b << 32) and their slopes taken at the end.
+    const source = fresh ? order : orderTmp;
+    const head = min(from + 4, to);
+    for (let j = from; j < head; j++) {
+      const b = i32At(source, j);
+      setI32(orderTmp, j, b);
+      setF64(keyTmp, j, cutKey(b, t));
+      count = insertListing(j, from, count);
+      if (<f64>count > limit) return slopesOf(listed, count);
     }
-    for (let j = from + 1; j < to; j++) {
-      const k = f64At(keyTmp, j);
-      const b = i32At(orderTmp, j);
-      let i = j - 1;
-      if (f64At(keyTmp, i) <= k) continue;
-      const yb = f64At(y, b);
-      const xb = f64At(x, b);
-      do {
-        const a = i32At(orderTmp, i);
-        if (count < capacity) store<f64>(candidates + ((<usize>count) << 3), (yb - f64At(y, a)) / (xb - f64At(x, a)));
-        count++;
-        setF64(keyTmp, i + 1, f64At(keyTmp, i));
-        setI32(orderTmp, i + 1, a);
-        i--;
-      } while (i >= from && f64At(keyTmp, i) > k);
-      setF64(keyTmp, i + 1, k);
-      setI32(orderTmp, i + 1, b);
-      if (<f64>count > limit) return <f64>count;
+    if (head == to) continue;
+    let lo = v128.load(keyTmp + ((<usize>from) << 3));
+    let hi = v128.load(keyTmp + ((<usize>(from + 2)) << 3));
+    let points = v128.load(orderTmp + ((<usize>from) << 2));
+    const none = i64x2.splat(0);
+    for (let j = from + 4; j < to; j++) {
+      const b = i32At(source, j);
+      const k = cutKey(b, t);
+      setI32(orderTmp, j, b);
+      setF64(keyTmp, j, k);
+      const ks = f64x2.splat(k);
+      const aboveLo = f64x2.gt(lo, ks);
+      const aboveHi = f64x2.gt(hi, ks);
+      const moves = popcnt(i64x2.bitmask(aboveLo) | (i64x2.bitmask(aboveHi) << 2));
+      if (moves == 4 || count + 4 > capacity) {
+        windowTo(j - 4, lo, hi, points);
+        count = insertListing(j, from, count);
+        lo = v128.load(keyTmp + ((<usize>(j - 3)) << 3));
+        hi = v128.load(keyTmp + ((<usize>(j - 1)) << 3));
+        points = v128.load(orderTmp + ((<usize>(j - 3)) << 2));
+      } else {
+        // The pairs (j − 1, j), (j − 2, j), ...: the first `moves` of them count.
+        const bs = i32x4.splat(b);
+        const at = candidates + ((<usize>count) << 3);
+        v128.store(at, v128.shuffle<i32>(points, bs, 3, 4, 2, 4));
+        v128.store(at + 16, v128.shuffle<i32>(points, bs, 1, 4, 0, 4));
+        count += moves;
+        // j − 4 leaves the window as it was (at most three moved). Position p of j − 3 .. j
+        // takes the key before it if that one moved, else k if its own moved, else keeps its own.
+        store<f64>(keyTmp + ((<usize>(j - 4)) << 3), f64x2.extract_lane(lo, 0));
+        store<i32>(orderTmp + ((<usize>(j - 4)) << 2), i32x4.extract_lane(points, 0));
+        const ownLo = v128.shuffle<f64>(lo, hi, 1, 2);
+        const ownHi = v128.shuffle<f64>(hi, ks, 1, 2);
+        const ownAboveLo = v128.shuffle<i64>(aboveLo, aboveHi, 1, 2);
+        const ownAboveHi = v128.shuffle<i64>(aboveHi, none, 1, 2);
+        const before = v128.shuffle<i32>(aboveLo, aboveHi, 0, 2, 4, 6);
+        const own = v128.shuffle<i32>(before, none, 1, 2, 3, 4);
+        const newLo = v128.bitselect(lo, v128.bitselect(ks, ownLo, ownAboveLo), aboveLo);
+        hi = v128.bitselect(hi, v128.bitselect(ks, ownHi, ownAboveHi), aboveHi);
+        lo = newLo;
+        points = v128.bitselect(points, v128.bitselect(bs, v128.shuffle<i32>(points, bs, 1, 2, 3, 4), own), before);
+      }
+      if (<f64>count > limit) {
+        windowTo(j - 3, lo, hi, points);
+        return slopesOf(listed, count);
+      }
     }
+    windowTo(to - 4, lo, hi, points);
+  }
+  return slopesOf(listed, count);
+}
+
+/** The window's keys and points back in keyTmp and orderTmp, from position p. */
+function windowTo(p: i32, lo: v128, hi: v128, points: v128): void {
+  v128.store(keyTmp + ((<usize>p) << 3), lo);
+  v128.store(keyTmp + ((<usize>(p + 2)) << 3), hi);
+  v128.store(orderTmp + ((<usize>p) << 2), points);
+}
+
+/**
+ * Inserts point j into the sorted keyTmp/orderTmp[from..j), listing each pair it passes (as
+ * its two points, as far as candidates hold them); returns the count with them.
+ */
+function insertListing(j: i32, from: i32, listed: i64): i64 {
+  let count = listed;
+  const k = f64At(keyTmp, j);
+  const b = i32At(orderTmp, j);
+  let i = j - 1;
+  while (i >= from && f64At(keyTmp, i) > k) {
+    const a = i32At(orderTmp, i);
+    if (count < capacity) store<u64>(candidates + ((<usize>count) << 3), (<u64>(<u32>a)) | ((<u64>b) << 32));
+    count++;
+    setF64(keyTmp, i + 1, f64At(keyTmp, i));
+    setI32(orderTmp, i + 1, a);
+    i--;
+  }
+  setF64(keyTmp, i + 1, k);
+  setI32(orderTmp, i + 1, b);
+  return count;
+}
+
+/**
+ * The listed pairs candidates[from..count) (as far as they hold them) turned into their
+ * slopes, (y_b − y_a)/(x_b − x_a) (the same double either way round); returns count.
+ */
+function slopesOf(from: i64, count: i64): f64 {
+  const end = min(count, capacity);
+  for (let i = from; i < end; i++) {
+    const at = candidates + ((<usize>i) << 3);
+    const pair = load<u64>(at);
+    const a = <i32>(<u32>pair);
+    const b = <i32>(pair >> 32);
+    store<f64>(at, (f64At(y, b) - f64At(y, a)) / (f64At(x, b) - f64At(x, a)));
   }
   return <f64>count;
 }
