@@ -9,8 +9,8 @@
  * Memory is the caller's (imported), the arrays bound once (bind) as byte offsets: the
  * series x, y (f64), a cut's keys key and a listing's keyTmp (f64), the points in key order
  * order and orderTmp (i32), the seasons' [segFrom, segTo) (i32), the radix sort's bits and
- * positions (two u64 and two i32 arrays), its digit counts (2048 i32: a pass of the sort's
- * 11-bit digits, or 256 for the selection's 8-bit ones), the Fenwick tree (i32, n + 1),
+ * positions (two u64 and two i32 arrays), its digit counts (4096 i32: two passes of the
+ * sort's 11-bit digits, or 256 for the selection's 8-bit ones), the Fenwick tree (i32, n + 1),
  * the bitset of placed points (placed, u64, BITSET_WORDS), the listed slopes (candidates,
  * f64, `capacity` of them; a listing's pairs, two i32 points each, until their slopes are
  * taken) and a series' summary (f64 × 12).
@@ -390,22 +390,49 @@ function radixSort(from: u64, end: u64, differ: u64, size: i32): usize {
   let src = position;
   let dst = positionTmp;
   let first = true;
+  // A digit's counts do not depend on the order: a sort of two digits (the coarse sort's usual)
+  // counts both in one pass, the low one's into counts and the high one's after them.
+  let digits = 0;
+  let lowShift: u64 = 0;
+  let highShift: u64 = 0;
   for (let shift = from; shift < end; shift += SORT_DIGIT_BITS) {
     if (((differ >> shift) & SORT_DIGIT_MASK) == 0) continue;
-    memory.fill(counts, 0, SORT_BUCKETS * 4);
+    if (digits++ == 0) lowShift = shift;
+    else highShift = shift;
+  }
+  const both = digits == 2;
+  if (both) {
+    memory.fill(counts, 0, 2 * SORT_BUCKETS * 4);
+    const high = counts + SORT_BUCKETS * 4;
     for (let k = 0; k < size; k++) {
-      const at = counts + ((<usize>(<i32>((load<u64>(srcBits + ((<usize>k) << 3)) >> shift) & SORT_DIGIT_MASK))) << 2);
-      store<i32>(at, load<i32>(at) + 1);
+      const b = load<u64>(srcBits + ((<usize>k) << 3));
+      const atLow = counts + ((<usize>(<i32>((b >> lowShift) & SORT_DIGIT_MASK))) << 2);
+      const atHigh = high + ((<usize>(<i32>((b >> highShift) & SORT_DIGIT_MASK))) << 2);
+      store<i32>(atLow, load<i32>(atLow) + 1);
+      store<i32>(atHigh, load<i32>(atHigh) + 1);
     }
+  }
+  let pass = 0;
+  for (let shift = from; shift < end; shift += SORT_DIGIT_BITS) {
+    if (((differ >> shift) & SORT_DIGIT_MASK) == 0) continue;
+    const digitCounts = both && pass == 1 ? counts + SORT_BUCKETS * 4 : counts;
+    if (!both) {
+      memory.fill(counts, 0, SORT_BUCKETS * 4);
+      for (let k = 0; k < size; k++) {
+        const at = counts + ((<usize>(<i32>((load<u64>(srcBits + ((<usize>k) << 3)) >> shift) & SORT_DIGIT_MASK))) << 2);
+        store<i32>(at, load<i32>(at) + 1);
+      }
+    }
+    pass++;
     let sum = 0;
     for (let d = 0; d < SORT_BUCKETS; d++) {
-      const n = i32At(counts, d);
-      setI32(counts, d, sum);
+      const n = i32At(digitCounts, d);
+      setI32(digitCounts, d, sum);
       sum += n;
     }
     for (let k = 0; k < size; k++) {
       const b = load<u64>(srcBits + ((<usize>k) << 3));
-      const at = counts + ((<usize>(<i32>((b >> shift) & SORT_DIGIT_MASK))) << 2);
+      const at = digitCounts + ((<usize>(<i32>((b >> shift) & SORT_DIGIT_MASK))) << 2);
       const slot = load<i32>(at);
       store<i32>(at, slot + 1);
       store<u64>(dstBits + ((<usize>slot) << 3), b);

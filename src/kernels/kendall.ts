@@ -16,8 +16,8 @@
 import { KernelArena, kernelModule } from "./arena.js";
 import { WASM_BASE64 } from "./kendall.wasm.js";
 
-/** The radix sort's digit counts: one pass's 11-bit digits (the selection's 8-bit ones use 256 of them). */
-const DIGIT_COUNTS = 2048;
+/** The radix sort's digit counts: two passes' 11-bit digits (the selection's 8-bit ones use 256 of them). */
+const DIGIT_COUNTS = 4096;
 /** The inversion count's bitset, in 64-point words (assembly/kendall.ts BITSET_WORDS). */
 const BITSET_WORDS = 64;
 
