@@ -13,7 +13,7 @@
  * sort's 11-bit digits, or 256 for the selection's 8-bit ones), the Fenwick tree (i32, n + 1),
  * the bitset of placed points (placed, u64, BITSET_WORDS), the listed slopes (candidates,
  * f64, `capacity` of them; a listing's pairs, two i32 points each, until their slopes are
- * taken) and a series' summary (f64 × 12).
+ * taken) and a series' summary (f64 × 13).
  */
 
 export { heapBase } from "./lib/heap";
@@ -143,7 +143,8 @@ export function resetKeys(t: f64, from: i32, to: i32): void {
  * with the tie correction, 2 pairs in decreasing order, 3 pairs of tied y, 4 the least gap
  * between distinct y, 5 Σ(x − x̄)², 6 Σ(x − x̄)(y − ȳ) (means within seasons), 7 max |y|,
  * 8 max |x|, 9 the least step of x > 0, 10 the widest span of x in a season, 11 whether x
- * repeats (1) or not (0). Each season ends sorted by y in key and order (ties in x order).
+ * repeats (1) or not (0), 12 Σ(y − ȳ)². Each season ends sorted by y in key and order (ties in
+ * x order).
  */
 export function summarize(segments: i32): bool {
   let maxAbsY: f64 = 0;
@@ -158,6 +159,7 @@ export function summarize(segments: i32): bool {
   let minGapY: f64 = Infinity;
   let sxx: f64 = 0;
   let sxy: f64 = 0;
+  let syy: f64 = 0;
   const infinity = f64x2.splat(Infinity);
   const none = f64x2.splat(0);
   for (let s = 0; s < segments; s++) {
@@ -165,7 +167,8 @@ export function summarize(segments: i32): bool {
     const to = i32At(segTo, s);
     const size = <f64>(to - from);
     // One pass, two points at a time: the checks, the keys, and the sums about the season's
-    // first point (sxx and sxy only place the first cut, so their last bits do not matter).
+    // first point (sxx, sxy and syy only place the first cut and size its bracket, so their
+    // last bits do not matter).
     // A value not finite or x stepping back fails the series once the pass is done.
     const x0 = f64At(x, from);
     const y0 = f64At(y, from);
@@ -183,6 +186,7 @@ export function summarize(segments: i32): bool {
     let sy = none;
     let sxxShifted = none;
     let sxyShifted = none;
+    let syyShifted = none;
     let i = from + 1;
     for (; i + 1 < to; i += 2) {
       const xi = v128.load(x + ((<usize>i) << 3));
@@ -202,12 +206,14 @@ export function summarize(segments: i32): bool {
       sy = f64x2.add(sy, dy);
       sxxShifted = f64x2.add(sxxShifted, f64x2.mul(dx, dx));
       sxyShifted = f64x2.add(sxyShifted, f64x2.mul(dx, dy));
+      syyShifted = f64x2.add(syyShifted, f64x2.mul(dy, dy));
     }
     if (v128.any_true(bad)) return false;
     let sxAll = f64x2.extract_lane(sx, 0) + f64x2.extract_lane(sx, 1);
     let syAll = f64x2.extract_lane(sy, 0) + f64x2.extract_lane(sy, 1);
     let sxxAll = f64x2.extract_lane(sxxShifted, 0) + f64x2.extract_lane(sxxShifted, 1);
     let sxyAll = f64x2.extract_lane(sxyShifted, 0) + f64x2.extract_lane(sxyShifted, 1);
+    let syyAll = f64x2.extract_lane(syyShifted, 0) + f64x2.extract_lane(syyShifted, 1);
     maxAbsY = max(maxAbsY, max(f64x2.extract_lane(maxY, 0), f64x2.extract_lane(maxY, 1)));
     maxAbsX = max(maxAbsX, max(f64x2.extract_lane(maxX, 0), f64x2.extract_lane(maxX, 1)));
     minStepX = min(minStepX, min(f64x2.extract_lane(minStep, 0), f64x2.extract_lane(minStep, 1)));
@@ -230,10 +236,12 @@ export function summarize(segments: i32): bool {
       syAll += dy;
       sxxAll += dx * dx;
       sxyAll += dx * dy;
+      syyAll += dy * dy;
     }
     maxSpanX = max(maxSpanX, f64At(x, to - 1) - x0);
     sxx += sxxAll - (sxAll * sxAll) / size;
     sxy += sxyAll - (sxAll * syAll) / size;
+    syy += syyAll - (syAll * syAll) / size;
     const down = sortCount(from, to, true);
     // Runs of equal y, found two gaps at a time: their pairs, and the tie correction of Var(S).
     let ties: f64 = 0;
@@ -282,6 +290,7 @@ export function summarize(segments: i32): bool {
   setF64(summary, 9, minStepX);
   setF64(summary, 10, maxSpanX);
   setF64(summary, 11, equalXRuns ? 1 : 0);
+  setF64(summary, 12, syy);
   return true;
 }
 

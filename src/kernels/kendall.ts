@@ -31,9 +31,10 @@ export interface SeriesSummary {
   readonly tiedPairs: number;
   /** The least gap between distinct values of y. */
   readonly minGapY: number;
-  /** Σ(x − x̄)² and Σ(x − x̄)(y − ȳ), the means taken within each season. */
+  /** Σ(x − x̄)², Σ(x − x̄)(y − ȳ) and Σ(y − ȳ)², the means taken within each season. */
   readonly sxx: number;
   readonly sxy: number;
+  readonly syy: number;
   readonly maxAbsY: number;
   readonly maxAbsX: number;
   /** The least step of x greater than 0 (∞ when x never steps), and the widest span of x in a season. */
@@ -78,7 +79,7 @@ export class KendallKernel {
       tree: space.allocate(Int32Array, n + 1),
       placed: space.allocate(BigUint64Array, BITSET_WORDS),
       candidates: space.allocate(Float64Array, candidates),
-      summary: space.allocate(Float64Array, 12),
+      summary: space.allocate(Float64Array, 13),
     }));
     ({
       x: this.x,
@@ -137,6 +138,7 @@ export class KendallKernel {
       minStepX: s[9],
       maxSpanX: s[10],
       equalXRuns: s[11] === 1,
+      syy: s[12],
     };
   }
 

@@ -138,14 +138,15 @@ describe("KendallKernel", () => {
   });
 
   it("summarizes seasons of odd and even length: ties at their ends and across pairs of points, equal x, and refuses a value not finite or x stepping back anywhere", () => {
-    /** The summary by its definition, pair by pair (sxx and sxy only to rounding). */
+    /** The summary by its definition, pair by pair (sxx, sxy and syy only to rounding). */
     const expected = (x: number[], y: number[], seasons: [number, number][]) => {
-      let [score, variance, decreasing, tiedPairs, minGapY, sxx, sxy, maxAbsY, maxAbsX, minStepX, maxSpanX] = [
+      let [score, variance, decreasing, tiedPairs, minGapY, sxx, sxy, syy, maxAbsY, maxAbsX, minStepX, maxSpanX] = [
         0,
         0,
         0,
         0,
         Infinity,
+        0,
         0,
         0,
         0,
@@ -181,10 +182,11 @@ describe("KendallKernel", () => {
         for (let i = from; i < to; i++) {
           sxx += (x[i] - mx) ** 2;
           sxy += (x[i] - mx) * (y[i] - my);
+          syy += (y[i] - my) ** 2;
         }
         maxSpanX = Math.max(maxSpanX, x[to - 1] - x[from]);
       }
-      return { score, variance, decreasing, tiedPairs, minGapY, sxx, sxy, maxAbsY, maxAbsX, minStepX, maxSpanX, equalXRuns };
+      return { score, variance, decreasing, tiedPairs, minGapY, sxx, sxy, syy, maxAbsY, maxAbsX, minStepX, maxSpanX, equalXRuns };
     };
     const summarize = (x: number[], y: number[], seasons: [number, number][]) => {
       const k = new KendallKernel(x.length, 0);
@@ -215,11 +217,13 @@ describe("KendallKernel", () => {
       const got = summarize(x, y, seasons);
       const want = expected(x, y, seasons);
       assert.ok(got, `trial ${trial}`);
-      const { sxx, sxy, ...exact } = got;
-      const { sxx: wantSxx, sxy: wantSxy, ...wantExact } = want;
+      const { sxx, sxy, syy, ...exact } = got;
+      const { sxx: wantSxx, sxy: wantSxy, syy: wantSyy, ...wantExact } = want;
       assert.deepEqual(exact, wantExact, `trial ${trial}`);
       assert.ok(
-        Math.abs(sxx - wantSxx) <= 1e-9 * Math.abs(wantSxx) + 1e-9 && Math.abs(sxy - wantSxy) <= 1e-9 * (Math.abs(wantSxx) + 1) * 300,
+        Math.abs(sxx - wantSxx) <= 1e-9 * Math.abs(wantSxx) + 1e-9 &&
+          Math.abs(sxy - wantSxy) <= 1e-9 * (Math.abs(wantSxx) + 1) * 300 &&
+          Math.abs(syy - wantSyy) <= 1e-9 * (Math.abs(wantSyy) + 1) * 300,
         `trial ${trial}: sums`,
       );
     }
