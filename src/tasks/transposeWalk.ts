@@ -4,10 +4,7 @@
  * scratch (shares take runs of slices), pass 1 is the task's own tile walk over the
  * transposed cube (shares take tiles) and writes the output, `tilesCost` times as long as
  * pass 0 on the job's threads (tasks/passCosts.ts). Pass 0 is a streamed pass
- * (OpenedInput.walk.streamed) whose HDF5 chunks are fetched aside (OpenedInput.walk.fetchAside:
- * on the bench's NetCDF-4 cube on 2 threads, the median anomaly 9.1 → 7.8 s, Mann-Kendall's
- * transposition 2.7 → 2.0 s; two shares inflating on their own threads were no faster and held
- * 70 MB more), and so is pass 1 when `tilesStream`: when it writes an output
+ * (OpenedInput.walk.streamed), and so is pass 1 when `tilesStream`: when it writes an output
  * as large as its input (an anomaly's), its share's chunk encoder keeps a second core busy
  * as a streamed pass's does (the median anomaly on 2 threads of a 2-core machine: 8.3-8.7 s
  * against 7.3-7.5 s on one, and 120-160 MB more).
@@ -39,7 +36,6 @@ export function transposeWalk(
       note: chosen.note,
       shares: chosen.shares,
       streamed: tilesStream ? [0, 1] : [0],
-      fetchAside: [0],
       cost: (pass, threads) => (pass === 0 ? 1 : tilesCost(threads)),
     },
     async compute(sink, walk) {
