@@ -730,8 +730,10 @@ function sortByCut(scratch: KendallScratch, t: number, strict: boolean): number 
 /**
  * Whether insertion from the order's cut to t is expected to make more moves than a sort
  * from scratch costs: the density measured around the last cut says how many, or, before
- * any, a sample of the points (KendallKernel.crossingsAhead). The first cut, from the y order
- * to the least-squares slope, moves ~10 points a point on a noisy daily series.
+ * any, the density the series' noise puts at its median (noiseDensity: at most the density
+ * between the two cuts), or, for a series without noise, a sample of the points
+ * (KendallKernel.crossingsAhead, 2-7 µs of a daily series' ~57). The first cut, from the y
+ * order to the least-squares slope, moves ~10 points a point on a noisy daily series.
  */
 function insertionCostsMore(scratch: KendallScratch, t: number): boolean {
   const { state, long } = scratch;
@@ -746,8 +748,8 @@ function insertionCostsMore(scratch: KendallScratch, t: number): boolean {
   // have too few to cost more, and estimating them cost as much as the insertion.
   if (pairs <= SORT_MOVES_PER_POINT * points) return false;
   const distance = Math.abs(t - state.orderCut);
-  const moves =
-    state.density > 0 ? state.density * distance : long.crossingsAhead(t, distance * state.maxSpanX, state.segments, CROSSING_SAMPLES);
+  const density = state.density > 0 ? state.density : state.noiseDensity;
+  const moves = density > 0 ? density * distance : long.crossingsAhead(t, distance * state.maxSpanX, state.segments, CROSSING_SAMPLES);
   return moves > SORT_MOVES_PER_POINT * points;
 }
 
