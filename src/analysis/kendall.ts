@@ -730,8 +730,8 @@ function sortByCut(scratch: KendallScratch, t: number, strict: boolean): number 
 /**
  * Whether insertion from the order's cut to t is expected to make more moves than a sort
  * from scratch costs: the density measured around the last cut says how many, or, before
- * any, the density the series' noise puts at its median (noiseDensity: at most the density
- * between the two cuts), or, for a series without noise, a sample of the points
+ * any, the density the series' noise puts at its median (noiseDensity: the slopes' peak, so
+ * an estimate erring towards the sort), or, for a series without noise, a sample of the points
  * (KendallKernel.crossingsAhead, 2-7 µs of a daily series' ~57). The first cut, from the y
  * order to the least-squares slope, moves ~10 points a point on a noisy daily series.
  */
