@@ -50,20 +50,22 @@ export function createRangeCache(options: { dir: string; maxBytes: number }): Ra
   let usable = true;
   ready.catch(() => (usable = false));
 
-  const drop = (key: string): void => {
+  const drop = (key: string): Promise<void> => {
     const entry = entries.get(key);
-    if (!entry) return;
+    if (!entry) return Promise.resolve();
     entries.delete(key);
     total -= entry.size;
-    void unlink(entry.file).catch(() => undefined);
+    return unlink(entry.file).catch(() => undefined);
   };
 
   const store = async (key: string, data: Uint8Array): Promise<void> => {
     if (data.byteLength > maxBytes || !usable) return;
-    // Room first, so the files on disk never add up to more than the bound.
+    // Room first, the evicted files gone before this one is written, so the files on disk
+    // never add up to more than the bound.
+    const dropped: Promise<void>[] = [];
     for (const oldest of entries.keys()) {
       if (total + data.byteLength <= maxBytes) break;
-      drop(oldest);
+      dropped.push(drop(oldest));
     }
     if (total + data.byteLength > maxBytes) return;
     const file = join(dir, createHash("sha256").update(key).digest("hex"));
@@ -71,6 +73,7 @@ export function createRangeCache(options: { dir: string; maxBytes: number }): Ra
     total += data.byteLength;
     try {
       await ready;
+      await Promise.all(dropped);
       const temporary = `${file}.${randomBytes(6).toString("hex")}`;
       await writeFile(temporary, data);
       await rename(temporary, file);
