@@ -324,9 +324,19 @@ describe("KendallKernel", () => {
         [...k.candidates.subarray(0, count)].sort((a, b) => a - b),
         expected.sort((a, b) => a - b),
       );
-      // Fewer places than slopes: the count is whole, the places hold what fits.
+      // Fewer places than slopes: the count is whole, the places hold what fits (7: four
+      // pairs go in at once while they fit, one at a time after).
       const small = seriesAt(y, t0, 3);
       assert.equal(small.listCrossings(t1, 1, Infinity), expected.length);
+      const seven = seriesAt(y, t0, 7);
+      assert.equal(seven.listCrossings(t1, 1, Infinity), expected.length);
+      const held = [...seven.candidates.subarray(0, Math.min(7, expected.length))];
+      const left = [...expected];
+      for (const slope of held) {
+        const at = left.indexOf(slope);
+        assert.ok(at >= 0, `trial ${trial}: ${slope} listed, not a slope between the cuts`);
+        left.splice(at, 1);
+      }
       // Past the limit it stops (checked after each point's insertion) and says more than the limit.
       if (expected.length > 3) assert.ok(small.listCrossings(t1, 1, 2) > 2);
     }
