@@ -26,18 +26,23 @@ export function countedReads(cube: Cube, values?: (selection: Selection, data: T
 
 /**
  * How many recorded reads met each stored chunk of a [time, rows, columns] variable chunked
- * `timeChunk` steps by `rows` rows (its columns in one chunk), keyed "time chunk:row chunk".
+ * `timeChunk` steps by `rows` rows by `columns` columns (all of them in one chunk when
+ * absent), keyed "time chunk:row chunk", with ":column chunk" when `columns` is given.
  * @example
  * chunksMet(reads, 100, 2); // Map { "0:0" => 1, "0:1" => 1, ... }
  */
-export function chunksMet(reads: readonly Selection[], timeChunk: number, rows: number): Map<string, number> {
+export function chunksMet(reads: readonly Selection[], timeChunk: number, rows: number, columns?: number): Map<string, number> {
   const met = new Map<string, number>();
   for (const r of reads) {
     const [t0, t1] = r.dims![0];
     const w = r.window!;
+    const [c0, c1] = columns === undefined ? [0, 0] : [Math.floor(w.x / columns), Math.floor((w.x + w.width - 1) / columns)];
     for (let c = Math.floor(t0 / timeChunk); c <= Math.floor((t1 - 1) / timeChunk); c++) {
       for (let row = Math.floor(w.y / rows); row <= Math.floor((w.y + w.height - 1) / rows); row++) {
-        met.set(`${c}:${row}`, (met.get(`${c}:${row}`) ?? 0) + 1);
+        for (let column = c0; column <= c1; column++) {
+          const key = columns === undefined ? `${c}:${row}` : `${c}:${row}:${column}`;
+          met.set(key, (met.get(key) ?? 0) + 1);
+        }
       }
     }
   }

@@ -24,6 +24,7 @@ import { writeAnomaly } from "../../src/tasks/anomaly.js";
 import { chooseAnomalyWalk } from "../../src/tasks/anomalyStreaming.js";
 import { writeTrend } from "../../src/tasks/trend.js";
 import { chooseTrendWalk } from "../../src/tasks/trendStreaming.js";
+import { chunksMet, countedReads } from "../helpers/countedReads.js";
 
 const [T, H, W] = [1200, 120, 240];
 const DAY = 86_400_000;
@@ -36,8 +37,8 @@ function value(t: number, row: number, col: number): number {
   return u === 0 ? NaN : 280 + u / 10_000 + t / 1000;
 }
 
-/** The cube of `value`, stored `chunkShape` a chunk; `reads` records every read's selection. */
-function cube(chunkShape: number[], reads: Selection[] = []): Cube {
+/** The cube of `value`, stored `chunkShape` a chunk. */
+function cube(chunkShape: number[]): Cube {
   const v: Variable = {
     name: "tas",
     description: "",
@@ -55,7 +56,6 @@ function cube(chunkShape: number[], reads: Selection[] = []): Cube {
     chunkShape,
     attributes: {},
     async read(selection: Selection = {}): Promise<Slab> {
-      reads.push(selection);
       const [t0, t1] = selection.dims?.[0] ?? [0, T];
       const w = selection.window ?? window;
       const data = selection.into instanceof Float32Array ? selection.into : new Float32Array((t1 - t0) * w.height * w.width);
@@ -107,17 +107,12 @@ async function sameValues(a: string, b: string): Promise<void> {
 
 /** Each stored chunk of BLOCKED met by exactly one read, which covers it whole in space. */
 function eachChunkOnce(reads: Selection[]): void {
-  const met = new Map<string, number>();
-  for (const r of reads) {
-    const [t0, t1] = r.dims![0];
-    const w = r.window!;
+  for (const { window: w } of reads)
     assert.ok(
-      w.x % BLOCKED[2] === 0 && w.y % BLOCKED[1] === 0 && w.width === BLOCKED[2] && w.height === BLOCKED[1],
+      w!.x % BLOCKED[2] === 0 && w!.y % BLOCKED[1] === 0 && w!.width === BLOCKED[2] && w!.height === BLOCKED[1],
       "a read is whole chunks",
     );
-    for (let c = Math.floor(t0 / BLOCKED[0]); c * BLOCKED[0] < t1; c++)
-      met.set(`${c},${w.y},${w.x}`, (met.get(`${c},${w.y},${w.x}`) ?? 0) + 1);
-  }
+  const met = chunksMet(reads, BLOCKED[0], BLOCKED[1], BLOCKED[2]);
   assert.equal(met.size, (T / BLOCKED[0]) * (H / BLOCKED[1]) * (W / BLOCKED[2]));
   assert.ok(
     [...met.values()].every((n) => n === 1),
@@ -127,8 +122,8 @@ function eachChunkOnce(reads: Selection[]): void {
 
 /** `write` of the blocked cube and of the daily one: each chunk of the blocked read once, and every value the same. */
 async function sameAsDaily(name: string, write: (input: Cube, path: string) => Promise<unknown>): Promise<void> {
-  const reads: Selection[] = [];
-  await write(cube(BLOCKED, reads), join(dir, `${name}-blocked.zarr`));
+  const { cube: blocked, reads } = countedReads(cube(BLOCKED));
+  await write(blocked, join(dir, `${name}-blocked.zarr`));
   await write(cube(DAILY), join(dir, `${name}-daily.zarr`));
   eachChunkOnce(reads);
   await sameValues(join(dir, `${name}-blocked.zarr`), join(dir, `${name}-daily.zarr`));
@@ -182,33 +177,41 @@ async function bandsAt(path: string): Promise<number[][]> {
 /** x of each time step: days since 1970 (docs/tasks.md). */
 const X = Array.from({ length: T }, (_, t) => (Date.UTC(2000, 0, 1) + t * DAY) / DAY);
 
+/** A monthly anomaly's plan over the whole grid. */
+const anomalyPlan = (method: "DIFFERENCE_FROM_MEDIAN" | "DIFFERENCE_FROM_MEAN") =>
+  ({ variables: ["tas"], method, calculationInterval: "RECURRING_MONTHLY", ignoreNoData: true, window }) as const;
+
+/** A trend's plan along StdTime over the whole grid, with all its statistics or none. */
+const trendPlan = (type: "MANN-KENDALL" | "LINEAR", statistics: boolean) =>
+  ({
+    variables: ["tas"],
+    dimension: "StdTime",
+    model: { type },
+    statistics: { rmse: statistics, r2: statistics, slopePValue: statistics },
+    ignoreNoData: true,
+    window,
+  }) as const;
+
+/** Whether a walk goes `kind` in the blocks of 60 × 120 pixels BLOCKED's chunks allow. */
+const inBlocks = (kind: "transpose" | "stream", chosen: { kind: string; bandRows?: number; bandColumns?: number; plan?: object }) => {
+  const blocks = chosen.kind === "stream" ? (chosen.plan as { bandRows: number; bandColumns: number }) : chosen;
+  return chosen.kind === kind && blocks.bandRows === 60 && blocks.bandColumns === 120;
+};
+
 describe("walking in blocks of whole chunks", () => {
   it("the median anomaly: as defined, and as from a day a chunk, each chunk read once", async () => {
-    const plan = {
-      variables: ["tas"],
-      method: "DIFFERENCE_FROM_MEDIAN",
-      calculationInterval: "RECURRING_MONTHLY",
-      ignoreNoData: true,
-      window,
-    } as const;
+    const plan = anomalyPlan("DIFFERENCE_FROM_MEDIAN");
     const chosen = chooseAnomalyWalk(cube(BLOCKED), plan);
-    assert.ok(chosen.kind === "transpose" && chosen.bandRows === 60 && chosen.bandColumns === 120, chosen.note);
+    assert.ok(inBlocks("transpose", chosen), chosen.note);
     assert.match(chosen.note, /in 4 blocks of 60 × 120 pixels/);
     await sameAsDaily("median", (input, path) => writeAnomaly(input, plan, path));
     await anomaliesByDefinition(join(dir, "median-blocked.zarr"), median);
   });
 
   it("Mann-Kendall: as defined, and as from a day a chunk, each chunk read once", async () => {
-    const plan = {
-      variables: ["tas"],
-      dimension: "StdTime",
-      model: { type: "MANN-KENDALL" },
-      statistics: { rmse: false, r2: false, slopePValue: false },
-      ignoreNoData: true,
-      window,
-    } as const;
+    const plan = trendPlan("MANN-KENDALL", false);
     const chosen = chooseTrendWalk(cube(BLOCKED), plan, 1);
-    assert.ok(chosen.kind === "transpose" && chosen.bandRows === 60 && chosen.bandColumns === 120, chosen.note);
+    assert.ok(inBlocks("transpose", chosen), chosen.note);
     await sameAsDaily("kendall", (input, path) => writeTrend(input, plan, path));
     // Sens_Slope, P_Value, MK_Score, S_Variance, Z_Score; S, Var(S) and Sen's slope pair by pair.
     const [slope, , score, variance] = await bandsAt(join(dir, "kendall-blocked.zarr"));
@@ -233,31 +236,18 @@ describe("walking in blocks of whole chunks", () => {
   });
 
   it("the mean anomaly, streamed: as defined, and as from a day a chunk, each chunk read once", async () => {
-    const plan = {
-      variables: ["tas"],
-      method: "DIFFERENCE_FROM_MEAN",
-      calculationInterval: "RECURRING_MONTHLY",
-      ignoreNoData: true,
-      window,
-    } as const;
+    const plan = anomalyPlan("DIFFERENCE_FROM_MEAN");
     const chosen = chooseAnomalyWalk(cube(BLOCKED), plan);
-    assert.ok(chosen.kind === "stream" && chosen.plan.bandRows === 60 && chosen.plan.bandColumns === 120, chosen.note);
+    assert.ok(inBlocks("stream", chosen), chosen.note);
     assert.match(chosen.note, /4 blocks of 60 × 120 pixels, so each chunk is read once per pass/);
     await sameAsDaily("mean", (input, path) => writeAnomaly(input, plan, path));
     await anomaliesByDefinition(join(dir, "mean-blocked.zarr"), (xs) => xs.reduce((a, b) => a + b, 0) / xs.length);
   });
 
   it("LINEAR, streamed: as defined, and as from a day a chunk, each chunk read once", async () => {
-    const plan = {
-      variables: ["tas"],
-      dimension: "StdTime",
-      model: { type: "LINEAR" },
-      statistics: { rmse: true, r2: true, slopePValue: true },
-      ignoreNoData: true,
-      window,
-    } as const;
+    const plan = trendPlan("LINEAR", true);
     const chosen = chooseTrendWalk(cube(BLOCKED), plan, 1);
-    assert.ok(chosen.kind === "stream" && chosen.plan.bandRows === 60 && chosen.plan.bandColumns === 120, chosen.note);
+    assert.ok(inBlocks("stream", chosen), chosen.note);
     await sameAsDaily("linear", (input, path) => writeTrend(input, plan, path));
     // Slope, Intercept, RMSE, R2 (then SlopePValue) by ordinary least squares on the valid values.
     const [slope, intercept, rmse, r2] = await bandsAt(join(dir, "linear-blocked.zarr"));
