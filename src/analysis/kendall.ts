@@ -572,8 +572,7 @@ function guessedDensity(scratch: KendallScratch): number {
   const { state } = scratch;
   if (state.noiseDensity > 0 && Number.isFinite(state.noiseDensity)) return state.noiseDensity;
   const range = (2 * state.maxAbsY) / state.minStepX;
-  const pairs = seasonPairs(scratch);
-  return range > 0 ? pairs / range : 1;
+  return range > 0 ? seasonSizes(scratch).pairs / range : 1;
 }
 
 /**
@@ -584,20 +583,24 @@ function guessedDensity(scratch: KendallScratch): number {
  * came within 10 % of the density their cuts measured.
  */
 function noiseDensity(scratch: KendallScratch, sse: number): number {
-  const { state, long } = scratch;
-  let points = 0;
-  for (let s = 0; s < state.segments; s++) points += long.segTo[s] - long.segFrom[s];
+  const { state } = scratch;
+  const { points, pairs } = seasonSizes(scratch);
   const freedom = points - state.segments - 1;
   const sigma = Math.sqrt(sse / freedom);
-  return freedom > 0 && sigma > 0 ? (seasonPairs(scratch) * state.maxSpanX) / (6 * sigma * Math.sqrt(Math.PI)) : NaN;
+  return freedom > 0 && sigma > 0 ? (pairs * state.maxSpanX) / (6 * sigma * Math.sqrt(Math.PI)) : NaN;
 }
 
-/** Pairs within the seasons. */
-function seasonPairs(scratch: KendallScratch): number {
+/** The points of the seasons, and the pairs within them. */
+function seasonSizes(scratch: KendallScratch): { points: number; pairs: number } {
   const { segFrom, segTo } = scratch.long;
+  let points = 0;
   let pairs = 0;
-  for (let s = 0; s < scratch.state.segments; s++) pairs += ((segTo[s] - segFrom[s]) * (segTo[s] - segFrom[s] - 1)) / 2;
-  return pairs;
+  for (let s = 0; s < scratch.state.segments; s++) {
+    const size = segTo[s] - segFrom[s];
+    points += size;
+    pairs += (size * (size - 1)) / 2;
+  }
+  return { points, pairs };
 }
 
 /**
@@ -737,13 +740,7 @@ function sortByCut(scratch: KendallScratch, t: number, strict: boolean): number 
  */
 function insertionCostsMore(scratch: KendallScratch, t: number): boolean {
   const { state, long } = scratch;
-  let points = 0;
-  let pairs = 0;
-  for (let s = 0; s < state.segments; s++) {
-    const size = long.segTo[s] - long.segFrom[s];
-    points += size;
-    pairs += (size * (size - 1)) / 2;
-  }
+  const { points, pairs } = seasonSizes(scratch);
   // An insertion moves each pair once at most: seasons of a few points (days of the year)
   // have too few to cost more, and estimating them cost as much as the insertion.
   if (pairs <= SORT_MOVES_PER_POINT * points) return false;
