@@ -9,25 +9,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Variable } from "../../src/cube/types.js";
 import { chooseWalk, cubeWalk, taskWalk, transposedTile } from "../../src/plan/walkPlan.js";
+import { dailyVariable } from "../helpers/dailyVariable.js";
 
-const daily = (chunkShape: number[]): Variable => ({
-  name: "tas",
-  description: "",
-  unit: "K",
-  pixelType: "F32",
-  dimensions: [
-    {
-      name: "StdTime",
-      sourceName: "time",
-      description: "",
-      unit: "ISO8601",
-      values: Array.from({ length: 1461 }, (_, i) => i * 86_400_000),
-    },
-  ],
-  chunkShape,
-  attributes: {},
-  read: () => Promise.reject(new Error("not read here")),
-});
+const daily = (chunkShape: number[]): Variable => dailyVariable(chunkShape, 1461);
 const WORLD = { x: 0, y: 0, width: 720, height: 360 };
 const MONTHLY_MEANS = { bytesPerPixelGroup: 21, groups: 12, outputRows: 512 };
 /** The tile walk's tile: 8 × 15 = 120 tiles over WORLD. */

@@ -18,13 +18,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { gridFromTransform } from "../../src/cube/grid.js";
-import type { Cube, Selection, Slab, Variable } from "../../src/cube/types.js";
+import type { Cube, Selection } from "../../src/cube/types.js";
 import { openCube } from "../../src/io/open.js";
 import { writeAnomaly } from "../../src/tasks/anomaly.js";
 import { chooseAnomalyWalk } from "../../src/tasks/anomalyStreaming.js";
 import { writeTrend } from "../../src/tasks/trend.js";
 import { chooseTrendWalk } from "../../src/tasks/trendStreaming.js";
 import { chunksMet, countedReads } from "../helpers/countedReads.js";
+import { dailyVariable } from "../helpers/dailyVariable.js";
 
 const [T, H, W] = [1200, 120, 240];
 const DAY = 86_400_000;
@@ -39,23 +40,9 @@ function value(t: number, row: number, col: number): number {
 
 /** The cube of `value`, stored `chunkShape` a chunk. */
 function cube(chunkShape: number[]): Cube {
-  const v: Variable = {
-    name: "tas",
-    description: "",
-    unit: "K",
-    pixelType: "F32",
-    dimensions: [
-      {
-        name: "StdTime",
-        sourceName: "time",
-        description: "",
-        unit: "ISO8601",
-        values: Array.from({ length: T }, (_, i) => Date.UTC(2000, 0, 1) + i * DAY),
-      },
-    ],
-    chunkShape,
-    attributes: {},
-    async read(selection: Selection = {}): Promise<Slab> {
+  const v = dailyVariable(chunkShape, T, {
+    start: Date.UTC(2000, 0, 1),
+    read: async (selection) => {
       const [t0, t1] = selection.dims?.[0] ?? [0, T];
       const w = selection.window ?? window;
       const data = selection.into instanceof Float32Array ? selection.into : new Float32Array((t1 - t0) * w.height * w.width);
@@ -64,7 +51,7 @@ function cube(chunkShape: number[]): Cube {
         for (let r = 0; r < w.height; r++) for (let c = 0; c < w.width; c++) data[i++] = value(t, w.y + r, w.x + c);
       return { data, shape: [t1 - t0, w.height, w.width] };
     },
-  };
+  });
   return {
     grid: gridFromTransform(W, H, [0, 1, 0, H, 0, -1], { epsg: 4326 }),
     variables: [v],
